@@ -1,0 +1,53 @@
+package buffer
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors, matched with errors.Is. A FormatError wraps one of them
+// so that callers can tell the kind of damage apart without parsing text.
+var (
+	// ErrTruncated: the data ends before a structure it announces.
+	ErrTruncated = errors.New("truncated")
+	// ErrUnknownHeaderType: a record's marker names no header kind we know.
+	ErrUnknownHeaderType = errors.New("unknown record header type")
+	// ErrDecompress: a compressed buffer did not decompress to its stated length.
+	ErrDecompress = errors.New("decompression failed")
+	// ErrNotETL: the input is not an ETW trace log.
+	ErrNotETL = errors.New("not an ETL file")
+	// ErrRealTimeBackup: the input is an RlFs real-time backup container, not a plain ETL.
+	ErrRealTimeBackup = errors.New("RlFs real-time backup file")
+	// ErrMalformed: a structure is internally inconsistent (a size too small for its
+	// own header, an item that runs past its record, a bad count).
+	ErrMalformed = errors.New("malformed")
+)
+
+// FormatError reports damage in the input at a known place. Offset is an
+// absolute file offset; Buffer is the index of the buffer in file order, or
+// -1 when the damage is not inside a buffer.
+type FormatError struct {
+	Offset int64
+	Buffer int
+	Reason string
+	Err    error // one of the sentinels above, or nil
+}
+
+func (e *FormatError) Error() string {
+	s := fmt.Sprintf("offset 0x%x: ", e.Offset)
+	if e.Buffer >= 0 {
+		s += fmt.Sprintf("buffer %d: ", e.Buffer)
+	}
+	s += e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// Errorf builds a FormatError; it is a helper for the decoders of this module.
+func Errorf(offset int64, bufferIndex int, sentinel error, format string, args ...any) *FormatError {
+	return &FormatError{Offset: offset, Buffer: bufferIndex, Reason: fmt.Sprintf(format, args...), Err: sentinel}
+}

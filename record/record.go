@@ -1,0 +1,147 @@
+// Package record holds the decoded event, our EVENT_RECORD: the header fields
+// every kind of record header shares once translated the way ProcessTrace
+// translates them, the extended data items, and the user data.
+package record
+
+import (
+	"time"
+	"unsafe"
+
+	"github.com/google/uuid"
+
+	"github.com/etlkit/etlkit/header"
+)
+
+// MaxExtendedItems bounds the extended data items read from one record; a
+// record announcing more is malformed.
+const MaxExtendedItems = 16
+
+// Record is one decoded event. Its byte slices (UserData, Raw, the extended
+// items' Data) are views into the buffer being read and stay valid only until
+// the iteration moves on; Clone keeps a record for longer.
+type Record struct {
+	HeaderType    header.Type
+	Flags         uint16 // EVENT_HEADER_FLAG_* as ProcessTrace sets them
+	EventProperty uint16 // EVENT_HEADER only
+
+	// ProviderId is the EVENT_HEADER provider, the classic class GUID, or
+	// for kernel records the GUID of the HookId's group.
+	ProviderId      uuid.UUID
+	EventDescriptor header.EventDescriptor
+	// HookId is (group << 8) | type for kernel records, 0 otherwise.
+	HookId uint16
+
+	// ThreadId and ProcessId are meaningful only when HasThreadProcess is
+	// true: PERFINFO records carry neither, and WPP messages only with their
+	// SYSTEMINFO option.
+	ThreadId         uint32
+	ProcessId        uint32
+	HasThreadProcess bool
+
+	RawTimeStamp int64     // session clock
+	TimeStamp    time.Time // UTC, 100 ns resolution
+	// KernelTime and UserTime, or together ProcessorTime (see ProcessorTime).
+	KernelTime uint32
+	UserTime   uint32
+	HasCPUTime bool // SYSTEM, FULL, INSTANCE and EVENT_HEADER records carry these
+
+	ActivityId uuid.UUID // EVENT_HEADER only
+
+	ProcessorNumber uint16
+
+	// INSTANCE headers.
+	InstanceId       uint32
+	ParentInstanceId uint32
+	ParentGuid       uuid.UUID
+
+	// Message holds the WPP header fields of a MESSAGE record.
+	Message header.Message
+
+	// PERFINFO (and, rarely, SYSTEM) header extension items.
+	PEBSIndex  uint64
+	HasPEBS    bool
+	pmcRaw     []byte // PMC counters, 8 bytes each
+	extItems   [MaxExtendedItems]ExtendedItem
+	extCount   int
+	UserData   []byte // the payload after the header and extended items
+	Raw        []byte // the whole record as on disk (decompressed)
+	FileOffset int64  // where the record starts (for compressed buffers: the buffer's offset)
+	// BufferIndex is the index of the buffer in file order; BufferOffset is
+	// the record's position inside the (decompressed) buffer.
+	BufferIndex  int
+	BufferOffset int
+}
+
+// PointerSize is the pointer width of the payload: from the header type, or
+// for MESSAGE records from the POINTER32/POINTER64 option flags (0 when unknown).
+func (r *Record) PointerSize() int {
+	if r.HeaderType == header.TypeMessage {
+		return r.Message.PointerSize()
+	}
+	return r.HeaderType.PointerSize()
+}
+
+// ProcessorTime is the 64-bit view of the KernelTime/UserTime union, used by
+// private sessions.
+func (r *Record) ProcessorTime() uint64 {
+	return uint64(r.UserTime)<<32 | uint64(r.KernelTime)
+}
+
+// PMCCounters returns the number of PMC counter values in the header
+// extension and the i-th of them.
+func (r *Record) PMCCount() int { return len(r.pmcRaw) / 8 }
+
+// PMCCounter returns the i-th PMC counter from the PERFINFO header extension.
+func (r *Record) PMCCounter(i int) uint64 {
+	b := r.pmcRaw[i*8:]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// ExtendedData returns the record's extended data items, in file order. The
+// slice belongs to the record.
+func (r *Record) ExtendedData() []ExtendedItem { return r.extItems[:r.extCount] }
+
+// Extended returns the first extended item of the given type.
+func (r *Record) Extended(t ExtType) (ExtendedItem, bool) {
+	for i := 0; i < r.extCount; i++ {
+		if r.extItems[i].Type == t {
+			return r.extItems[i], true
+		}
+	}
+	return ExtendedItem{}, false
+}
+
+// Clone returns a copy that owns its bytes, valid after the iteration moves on.
+func (r *Record) Clone() *Record {
+	c := *r
+	c.Raw = append([]byte(nil), r.Raw...)
+	rebase := func(b []byte) []byte {
+		if b == nil {
+			return nil
+		}
+		if off, ok := offsetIn(r.Raw, b); ok {
+			return c.Raw[off : off+len(b) : off+len(b)]
+		}
+		return append([]byte(nil), b...)
+	}
+	c.UserData = rebase(r.UserData)
+	c.pmcRaw = rebase(r.pmcRaw)
+	for i := 0; i < r.extCount; i++ {
+		c.extItems[i].Data = rebase(r.extItems[i].Data)
+	}
+	return &c
+}
+
+// offsetIn reports where sub starts inside whole, when it is a sub-slice of it.
+func offsetIn(whole, sub []byte) (int, bool) {
+	if len(sub) == 0 || len(whole) == 0 {
+		return 0, len(sub) == 0 && len(whole) > 0
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(whole)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(sub)))
+	if p < start || p+uintptr(len(sub)) > start+uintptr(len(whole)) {
+		return 0, false
+	}
+	return int(p - start), true
+}
