@@ -1,0 +1,130 @@
+package xca
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// DecompressLZ77 decodes a Plain LZ77 ([MS-XCA] 2.4) stream from src into
+// dst and returns the number of bytes written.
+//
+// The stream ends where the input ends, provided that happens where the
+// format expects the next item: at a flag-word boundary, at a literal, or at
+// a match flag (encoders mark the end by padding the last flag word with
+// one bits and writing no token for them). n may then be less than
+// len(dst); the caller compares it with the size it expected. Input ending
+// inside a flag word or a token is ErrTruncated.
+func DecompressLZ77(dst, src []byte) (int, error) {
+	var (
+		ip, op int
+		flags  uint32 // next flag is the most significant bit
+		nflags uint   // flags still unread in flags
+		nibble = -1   // input index of a length byte whose high nibble is unused
+	)
+	for {
+		if nflags == 0 {
+			if len(src)-ip < 4 {
+				if ip == len(src) {
+					return op, nil
+				}
+				return op, ErrTruncated
+			}
+			flags = binary.LittleEndian.Uint32(src[ip:])
+			ip += 4
+			nflags = 32
+		}
+
+		if int32(flags) >= 0 {
+			// Literals come in runs between matches; moving a whole run
+			// with one copy is the main speed win over a per-bit loop.
+			run := uint(bits.LeadingZeros32(flags))
+			if run > nflags {
+				run = nflags
+			}
+			k := len(src) - ip
+			if uint(k) > run {
+				k = int(run)
+			}
+			if k > len(dst)-op {
+				return op, ErrOutputOverflow
+			}
+			copy(dst[op:op+k], src[ip:ip+k])
+			op += k
+			ip += k
+			if uint(k) < run {
+				return op, nil
+			}
+			flags <<= run
+			nflags -= run
+			continue
+		}
+
+		flags <<= 1
+		nflags--
+		if ip == len(src) {
+			return op, nil
+		}
+		if len(src)-ip < 2 {
+			return op, ErrTruncated
+		}
+		tok := uint(binary.LittleEndian.Uint16(src[ip:]))
+		ip += 2
+		off := int(tok>>3) + 1
+		length := uint64(tok & 7)
+		if length == 7 {
+			// Two consecutive long matches share one byte: the first takes
+			// the low nibble, the second the high nibble.
+			if nibble < 0 {
+				if ip >= len(src) {
+					return op, ErrTruncated
+				}
+				length = uint64(src[ip] & 0x0f)
+				nibble = ip
+				ip++
+			} else {
+				length = uint64(src[nibble] >> 4)
+				nibble = -1
+			}
+			if length == 15 {
+				if ip >= len(src) {
+					return op, ErrTruncated
+				}
+				length = uint64(src[ip])
+				ip++
+				if length == 255 {
+					if len(src)-ip < 2 {
+						return op, ErrTruncated
+					}
+					length = uint64(binary.LittleEndian.Uint16(src[ip:]))
+					ip += 2
+					if length == 0 {
+						if len(src)-ip < 4 {
+							return op, ErrTruncated
+						}
+						length = uint64(binary.LittleEndian.Uint32(src[ip:]))
+						ip += 4
+					}
+					// The wide forms hold the whole length minus 3, so
+					// anything below 15+7 could have used a shorter form
+					// and cannot be undone by the subtraction below.
+					if length < 15+7 {
+						return op, ErrCorrupt
+					}
+					length -= 15 + 7
+				}
+				length += 15
+			}
+			length += 7
+		}
+		length += 3
+		if off > op {
+			return op, ErrBadOffset
+		}
+		if length > uint64(len(dst)-op) {
+			return op, ErrOutputOverflow
+		}
+		n := int(length)
+		copyMatch(dst, op, off, n)
+		op += n
+	}
+}
