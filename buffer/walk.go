@@ -1,0 +1,265 @@
+package buffer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/etlkit/etlkit/buffer/xca"
+)
+
+// Compression names the algorithm that decompressed a buffer.
+type Compression uint8
+
+const (
+	CompressionNone Compression = iota
+	CompressionLZ77             // MS-XCA plain LZ77 ("XPRESS"), what ETW writes
+	CompressionLZ77Huffman
+	CompressionLZNT1
+)
+
+func (c Compression) String() string {
+	switch c {
+	case CompressionNone:
+		return "none"
+	case CompressionLZ77:
+		return "lz77"
+	case CompressionLZ77Huffman:
+		return "lz77+huffman"
+	case CompressionLZNT1:
+		return "lznt1"
+	}
+	return fmt.Sprintf("Compression(%d)", uint8(c))
+}
+
+// Buffer is one buffer of the file. Data holds the buffer from its first
+// byte up to the end of its valid records: the 0x48-byte header, then the
+// records (decompressed when the buffer was compressed). Data is reused by
+// the Walker for the next buffer.
+type Buffer struct {
+	Header
+	Index      int   // position in file order, from 0
+	FileOffset int64 // where the buffer starts in the file
+	Data       []byte
+	// Compression is the algorithm that decompressed the buffer.
+	Compression Compression
+	// Truncated: the file ended before the buffer's BufferSize; Data holds
+	// what was there.
+	Truncated bool
+}
+
+// ProcessorNumber is the processor that wrote the buffer.
+func (b *Buffer) ProcessorNumber() uint16 { return b.Header.ProcessorNumber() }
+
+// Records returns the byte range of the buffer's records: Data[HeaderSize:].
+func (b *Buffer) Records() []byte {
+	if len(b.Data) <= HeaderSize {
+		return nil
+	}
+	return b.Data[HeaderSize:]
+}
+
+// Walker reads the buffers of an ETL file one after another, stepping by
+// each buffer's own BufferSize.
+type Walker struct {
+	r      io.ReaderAt
+	size   int64
+	off    int64
+	index  int
+	done   bool
+	raw    []byte // compressed bytes of the current buffer
+	data   []byte // storage behind Buffer.Data
+	hdr    [HeaderSize]byte
+	extent []Extent // when set, buffers come from these extents instead
+	// SessionBufferSize, when set, lets the walk step over a buffer whose
+	// BufferSize is damaged in an uncompressed file.
+	SessionBufferSize uint32
+	// ZeroTail is set when the walk ended at a buffer whose BufferSize is 0,
+	// which is how a preallocated file's unused tail looks.
+	ZeroTail bool
+}
+
+// NewWalker walks the buffers of r, which holds size bytes.
+func NewWalker(r io.ReaderAt, size int64) *Walker {
+	return &Walker{r: r, size: size}
+}
+
+// NewExtentWalker walks buffers stored at the given extents.
+func NewExtentWalker(r io.ReaderAt, size int64, extents []Extent) *Walker {
+	return &Walker{r: r, size: size, extent: extents}
+}
+
+// Offset is where the next buffer starts.
+func (w *Walker) Offset() int64 { return w.off }
+
+// Next reads the next buffer into b. It returns io.EOF after the last
+// buffer. A *FormatError describes a buffer that could not be read; when
+// the walk can go on past it, the next call reads the following buffer,
+// otherwise the call after it returns io.EOF. A truncated last buffer is
+// returned with b.Truncated set and a nil error; the caller reports it.
+func (w *Walker) Next(b *Buffer) error {
+	if w.done {
+		return io.EOF
+	}
+	var stored int64 // bytes of this buffer present in the input
+	if w.extent != nil {
+		if w.index >= len(w.extent) {
+			w.done = true
+			return io.EOF
+		}
+		e := w.extent[w.index]
+		w.off, stored = e.Offset, e.Length
+	} else {
+		if w.off >= w.size {
+			w.done = true
+			return io.EOF
+		}
+		stored = w.size - w.off
+	}
+	off, index := w.off, w.index
+	*b = Buffer{Index: index, FileOffset: off, Data: b.Data[:0]}
+	if stored < HeaderSize {
+		w.done = true
+		if allZero(w.r, off, stored) {
+			w.ZeroTail = true
+			return io.EOF
+		}
+		return Errorf(off, index, ErrTruncated, "%d bytes left, too few for a buffer header", stored)
+	}
+	if _, err := w.r.ReadAt(w.hdr[:], off); err != nil {
+		w.done = true
+		return Errorf(off, index, ErrTruncated, "reading buffer header: %v", err)
+	}
+	h, _ := ParseHeader(w.hdr[:])
+	b.Header = h
+	if h.BufferSize == 0 {
+		// A zero BufferSize marks the zero-filled tail of a preallocated file.
+		w.done = true
+		w.ZeroTail = true
+		return io.EOF
+	}
+	w.index++
+	next := off + int64(h.BufferSize)
+	if w.extent == nil {
+		w.off = next
+	}
+	if h.BufferSize < HeaderSize {
+		return w.damaged(off, index, "BufferSize 0x%x is smaller than the buffer header", h.BufferSize)
+	}
+	if h.Offset < HeaderSize && h.Offset != 0 {
+		return Errorf(off, index, ErrMalformed, "Offset 0x%x points inside the buffer header", h.Offset)
+	}
+	avail := min(int64(h.BufferSize), stored)
+	if int64(h.BufferSize) > stored {
+		b.Truncated = true
+	}
+	if h.Compressed() {
+		return w.readCompressed(b, off, index, avail)
+	}
+	// Records end at Offset; the rest of the buffer is fill.
+	end := int64(h.Offset)
+	if end == 0 || end > int64(h.BufferSize) {
+		if end > int64(h.BufferSize) {
+			return Errorf(off, index, ErrMalformed, "Offset 0x%x is past BufferSize 0x%x", h.Offset, h.BufferSize)
+		}
+		end = HeaderSize
+	}
+	end = min(end, avail)
+	b.Data = grow(w.data, int(end))
+	w.data = b.Data
+	copy(b.Data, w.hdr[:])
+	if end > HeaderSize {
+		if _, err := w.r.ReadAt(b.Data[HeaderSize:end], off+HeaderSize); err != nil && !errors.Is(err, io.EOF) {
+			return Errorf(off, index, ErrTruncated, "reading buffer: %v", err)
+		}
+	}
+	return nil
+}
+
+// damaged reports a buffer whose size field cannot be trusted. In an
+// uncompressed file the walk can step by the session's buffer size; in a
+// compressed one there is no way to find the next buffer, so the walk ends.
+func (w *Walker) damaged(off int64, index int, format string, args ...any) error {
+	if w.SessionBufferSize >= HeaderSize && w.extent == nil {
+		w.off = off + int64(w.SessionBufferSize)
+	} else {
+		w.done = true
+	}
+	return Errorf(off, index, ErrMalformed, format, args...)
+}
+
+func (w *Walker) readCompressed(b *Buffer, off int64, index int, avail int64) error {
+	h := &b.Header
+	if h.Offset < HeaderSize {
+		return Errorf(off, index, ErrMalformed, "compressed buffer with Offset 0x%x", h.Offset)
+	}
+	if b.Truncated {
+		// A compressed stream cut short cannot be decoded reliably.
+		return Errorf(off, index, ErrTruncated, "compressed buffer of 0x%x bytes has only 0x%x in the file", h.BufferSize, avail)
+	}
+	n := int(avail) - HeaderSize
+	w.raw = grow(w.raw, n)
+	if _, err := w.r.ReadAt(w.raw, off+HeaderSize); err != nil && !errors.Is(err, io.EOF) {
+		return Errorf(off, index, ErrTruncated, "reading compressed buffer: %v", err)
+	}
+	want := int(h.Offset) - HeaderSize
+	b.Data = grow(w.data, HeaderSize+want)
+	w.data = b.Data
+	copy(b.Data, w.hdr[:])
+	c, err := Decompress(b.Data[HeaderSize:], w.raw)
+	if err != nil {
+		b.Data = b.Data[:HeaderSize]
+		return Errorf(off, index, ErrDecompress, "compressed buffer (0x%x bytes to 0x%x): %v", n, want, err)
+	}
+	b.Compression = c
+	return nil
+}
+
+// Decompress decodes src into dst, which must be exactly as long as the
+// expected output. Plain LZ77 is what ETW writes; when it does not give
+// exactly len(dst) bytes, LZ77+Huffman and then LZNT1 are tried.
+func Decompress(dst, src []byte) (Compression, error) {
+	n, err := xca.DecompressLZ77(dst, src)
+	if err == nil && n == len(dst) {
+		return CompressionLZ77, nil
+	}
+	first := err
+	if first == nil {
+		first = fmt.Errorf("plain LZ77 gave %d bytes, want %d", n, len(dst))
+	}
+	for _, f := range fallbacks {
+		if n, err := f.decompress(dst, src); err == nil && n == len(dst) {
+			return f.c, nil
+		}
+	}
+	return CompressionNone, fmt.Errorf("no MS-XCA algorithm gives %d bytes (plain LZ77: %v)", len(dst), first)
+}
+
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+func allZero(r io.ReaderAt, off, n int64) bool {
+	if n <= 0 {
+		return true
+	}
+	var tmp [HeaderSize]byte
+	if _, err := r.ReadAt(tmp[:n], off); err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	for _, c := range tmp[:n] {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// fallbacks are tried in order when plain LZ77 does not fit.
+var fallbacks = []struct {
+	c          Compression
+	decompress func(dst, src []byte) (int, error)
+}{}

@@ -1,0 +1,301 @@
+// Package etl is the front door of etlkit: it opens an ETW trace log (plain,
+// or wrapped in gzip, zstd, bzip2, xz or zip), reads its logfile header, and
+// iterates its buffers and records.
+package etl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+
+	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/record"
+)
+
+// Re-exported so that library users need only this package for errors.
+type FormatError = buffer.FormatError
+
+var (
+	ErrTruncated         = buffer.ErrTruncated
+	ErrUnknownHeaderType = buffer.ErrUnknownHeaderType
+	ErrDecompress        = buffer.ErrDecompress
+	ErrNotETL            = buffer.ErrNotETL
+	ErrRealTimeBackup    = buffer.ErrRealTimeBackup
+	ErrMalformed         = buffer.ErrMalformed
+)
+
+// Header is the trace's logfile header with what its record carried.
+type Header struct {
+	header.LogfileHeader
+	// HeaderType is SYSTEM32 or SYSTEM64: which form of the header was read.
+	HeaderType header.Type
+	// RawTimeStamp is the header record's timestamp in the session clock;
+	// it stands for StartTime and anchors the clock.
+	RawTimeStamp int64
+	ThreadId     uint32
+	ProcessId    uint32
+	Clock        header.Clock
+}
+
+// MaxErrors bounds the errors kept in Stats; ErrorCount counts them all.
+const MaxErrors = 64
+
+// Stats counts what a pass over the file saw. Read it after an iteration.
+type Stats struct {
+	Buffers           int // buffers met, damaged ones included
+	BuffersSkipped    int // buffers that could not be read at all
+	CompressedBuffers int
+	// Compression counts buffers by the algorithm that decompressed them.
+	Compression    [4]int
+	Records        int // records delivered
+	RecordsSkipped int // records whose header could be read but not decoded
+	// BuffersCut counts buffers whose records stopped early on damage: the
+	// records after it in that buffer are lost.
+	BuffersCut  int
+	Bytes       int64    // bytes of input covered by the buffers walked
+	HeaderTypes [256]int // records by header type
+	// EventsLostBuffers and BufferLostBuffers count buffers flagged
+	// EVENTS_LOST and BUFFER_LOST; EventsLost and BuffersLost are the
+	// logfile header's counters.
+	EventsLostBuffers int
+	BufferLostBuffers int
+	EventsLost        uint32
+	BuffersLost       uint32
+	Truncated         bool // the last buffer was cut short by the end of the file
+	ZeroTail          bool // the walk ended at a zero-filled tail
+	Errors            []*FormatError
+	ErrorCount        int
+}
+
+// Damaged reports whether anything was skipped or cut.
+func (s *Stats) Damaged() bool {
+	return s.ErrorCount > 0 || s.Truncated
+}
+
+func (s *Stats) addError(err error) {
+	s.ErrorCount++
+	var fe *FormatError
+	if len(s.Errors) < MaxErrors && errors.As(err, &fe) {
+		s.Errors = append(s.Errors, fe)
+	}
+}
+
+// Reader reads one ETL file.
+type Reader struct {
+	ra      io.ReaderAt
+	size    int64
+	hdr     Header
+	extents []buffer.Extent // RlFs files
+	stats   Stats
+}
+
+// NewReader reads the logfile header of the trace held in ra (size bytes).
+// An input that is not an ETL file gives an error matching ErrNotETL, or
+// ErrRealTimeBackup for an RlFs real-time backup container.
+func NewReader(ra io.ReaderAt, size int64) (*Reader, error) {
+	r := &Reader{ra: ra, size: size}
+	var magic [4]byte
+	if size >= 4 {
+		if _, err := ra.ReadAt(magic[:], 0); err != nil && !errors.Is(err, io.EOF) {
+			return nil, &FormatError{Offset: 0, Buffer: -1, Reason: "reading the file", Err: err}
+		}
+		if bytes.Equal(magic[:], []byte(buffer.RTBackupMagic)) {
+			return nil, &FormatError{Offset: 0, Buffer: -1, Reason: "an ETW real-time backup container (RlFs), not a trace log", Err: ErrRealTimeBackup}
+		}
+	}
+	if err := r.readHeader(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func notETL(off int64, format string, args ...any) error {
+	return &FormatError{Offset: off, Buffer: 0, Reason: fmt.Sprintf(format, args...), Err: ErrNotETL}
+}
+
+// readHeader validates the first buffer and decodes the logfile-header record.
+func (r *Reader) readHeader() error {
+	w := buffer.NewWalker(r.ra, r.size)
+	var b buffer.Buffer
+	if err := w.Next(&b); err != nil {
+		if err == io.EOF {
+			return notETL(0, "empty file")
+		}
+		return notETL(0, "first buffer unreadable: %v", err)
+	}
+	if b.BufferSize < buffer.HeaderSize+header.SystemHeaderSize || int64(b.BufferSize) > r.size && !b.Truncated {
+		return notETL(0, "first buffer size 0x%x is not plausible", b.BufferSize)
+	}
+	if b.Compressed() {
+		return notETL(0, "first buffer is compressed; a header buffer never is")
+	}
+	recs := b.Records()
+	p, end, err := header.ParsePrefix(recs)
+	if end || err != nil {
+		return notETL(buffer.HeaderSize, "first record is not a trace header")
+	}
+	if p.Type != header.TypeSystem32 && p.Type != header.TypeSystem64 {
+		return notETL(buffer.HeaderSize, "first record is %v, not the SYSTEM logfile header", p.Type)
+	}
+	sh, err := header.ParseSystemHeader(recs[:p.Size])
+	if err != nil {
+		return notETL(buffer.HeaderSize, "logfile header record: %v", err)
+	}
+	if sh.HookId != 0 {
+		return notETL(buffer.HeaderSize, "first record has HookId 0x%04x, not the logfile header 0x0000", sh.HookId)
+	}
+	lh, err := header.ParseLogfileHeader(recs[sh.DataOffset:p.Size], p.Type == header.TypeSystem64)
+	if err != nil {
+		return &FormatError{Offset: buffer.HeaderSize, Buffer: 0, Reason: "logfile header", Err: err}
+	}
+	r.hdr = Header{
+		LogfileHeader: lh,
+		HeaderType:    p.Type,
+		RawTimeStamp:  sh.SystemTime,
+		ThreadId:      sh.ThreadId,
+		ProcessId:     sh.ProcessId,
+	}
+	r.hdr.Clock = header.NewClock(&lh, sh.SystemTime)
+	return nil
+}
+
+// Header returns the logfile header.
+func (r *Reader) Header() *Header { return &r.hdr }
+
+// Size is the input's size in bytes.
+func (r *Reader) Size() int64 { return r.size }
+
+// Stats returns the counts of the last completed or running iteration.
+func (r *Reader) Stats() *Stats { return &r.stats }
+
+func (r *Reader) newWalker() *buffer.Walker {
+	var w *buffer.Walker
+	if r.extents != nil {
+		w = buffer.NewExtentWalker(r.ra, r.size, r.extents)
+	} else {
+		w = buffer.NewWalker(r.ra, r.size)
+	}
+	if r.hdr.LogFileMode&header.ModeCompressed == 0 {
+		w.SessionBufferSize = r.hdr.BufferSize
+	}
+	return w
+}
+
+// Buffers iterates the file's buffers in file order. The *buffer.Buffer is
+// reused from one step to the next. A buffer that cannot be read yields a
+// nil buffer and a *FormatError, and the walk goes on where it can.
+func (r *Reader) Buffers() iter.Seq2[*buffer.Buffer, error] {
+	return func(yield func(*buffer.Buffer, error) bool) {
+		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+		w := r.newWalker()
+		var b buffer.Buffer
+		for {
+			ok, err := r.nextBuffer(w, &b)
+			if !ok {
+				return
+			}
+			if err != nil {
+				if !yield(nil, err) {
+					return
+				}
+				continue
+			}
+			if !yield(&b, nil) {
+				return
+			}
+		}
+	}
+}
+
+// nextBuffer reads one buffer and keeps the counts. It returns false at the end.
+func (r *Reader) nextBuffer(w *buffer.Walker, b *buffer.Buffer) (bool, error) {
+	start := w.Offset()
+	err := w.Next(b)
+	if err == io.EOF {
+		r.stats.ZeroTail = w.ZeroTail
+		return false, nil
+	}
+	r.stats.Buffers++
+	if end := w.Offset(); end > start {
+		r.stats.Bytes += min(end, r.size) - start
+	}
+	if err != nil {
+		r.stats.BuffersSkipped++
+		r.stats.addError(err)
+		return true, err
+	}
+	if b.Compressed() {
+		r.stats.CompressedBuffers++
+		r.stats.Compression[b.Compression]++
+	}
+	if b.BufferFlag&buffer.FlagEventsLost != 0 {
+		r.stats.EventsLostBuffers++
+	}
+	if b.BufferFlag&buffer.FlagBufferLost != 0 {
+		r.stats.BufferLostBuffers++
+	}
+	if b.Truncated {
+		r.stats.Truncated = true
+		terr := buffer.Errorf(b.FileOffset, b.Index, ErrTruncated, "buffer of 0x%x bytes cut short by the end of the file; its complete records are read", b.BufferSize)
+		r.stats.addError(terr)
+	}
+	return true, nil
+}
+
+// Records iterates every record in file order: buffer by buffer, and
+// inside a buffer as written. The logfile-header record comes first. The
+// *record.Record is reused from one step to the next (see Record.Clone). A
+// damaged buffer or record yields a nil record and a *FormatError, and the
+// iteration goes on with what follows.
+func (r *Reader) Records() iter.Seq2[*record.Record, error] {
+	return func(yield func(*record.Record, error) bool) {
+		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+		w := r.newWalker()
+		var (
+			b   buffer.Buffer
+			cur record.Cursor
+			rec record.Record
+		)
+		for {
+			ok, err := r.nextBuffer(w, &b)
+			if !ok {
+				return
+			}
+			if err != nil {
+				if !yield(nil, err) {
+					return
+				}
+				continue
+			}
+			cur.Reset(&b, &r.hdr.Clock)
+			for {
+				ok, err := cur.Next(&rec)
+				if err != nil {
+					r.stats.addError(err)
+					if ok {
+						r.stats.RecordsSkipped++
+					} else {
+						r.stats.BuffersCut++
+					}
+					if !yield(nil, err) {
+						return
+					}
+					if ok {
+						continue
+					}
+				}
+				if !ok {
+					break
+				}
+				r.stats.Records++
+				r.stats.HeaderTypes[rec.HeaderType]++
+				if !yield(&rec, nil) {
+					return
+				}
+			}
+		}
+	}
+}
