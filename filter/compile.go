@@ -1,0 +1,489 @@
+package filter
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/record"
+)
+
+// Lookup reads what judging a record needs beyond its header: the provider
+// name and group from the provider traits, and the TraceLogging event name.
+// Each function reports false when the record has no such thing. They are
+// called only by filters that need them, and Match allocates nothing only
+// if they allocate nothing.
+type Lookup struct {
+	ProviderName  func(r *record.Record) (string, bool)
+	ProviderGroup func(r *record.Record) (uuid.UUID, bool)
+	EventName     func(r *record.Record) (string, bool)
+}
+
+// DefaultLookup is used for every function Options.Lookup leaves nil.
+var DefaultLookup = Lookup{
+	ProviderName:  traitsProviderName,
+	ProviderGroup: traitsProviderGroup,
+}
+
+// Options are what compiling needs besides the sessions.
+type Options struct {
+	// TraceStart is the trace start (UTC) that relative time bounds count
+	// from; it is required only when a session has one.
+	TraceStart time.Time
+	// Lookup overrides DefaultLookup, function by function.
+	Lookup Lookup
+}
+
+// Filter is a compiled union of sessions. It is immutable, so one Filter
+// may judge records from several goroutines.
+type Filter struct {
+	sessions []csession
+	lookup   Lookup
+
+	// fast is set for one session that enables every provider and has no
+	// scope filters, the common command-line case, so that Match is the
+	// level and keyword formula and nothing else.
+	fast    bool
+	fastEn  Enablement
+	fastIg0 bool
+}
+
+type csession struct {
+	ignoreKw0 bool
+	wildcard  bool // no provider list: def applies to every record
+	def       entry
+	byID      []keyedEntry
+	byName    []namedEntry
+	groups    []groupEntry
+	scoped    bool
+	scope     scope
+}
+
+type keyedEntry struct {
+	id uuid.UUID
+	e  *entry
+}
+
+type namedEntry struct {
+	name string
+	e    *entry
+}
+
+type groupEntry struct {
+	id       uuid.UUID
+	disallow []uuid.UUID
+	e        *entry
+}
+
+// entry is one enablement with its provider-level filters.
+type entry struct {
+	en     Enablement // normalized
+	scoped bool
+	ids    *idSet
+	names  *nameSet
+}
+
+type scope struct {
+	ids      *idSet
+	names    *nameSet
+	pids     []uint32 // sorted
+	opcodes  *byteSet
+	channels *byteSet
+	versions *byteSet
+	tasks    *idSet
+	hasFrom  bool
+	hasTo    bool
+	from, to time.Time
+}
+
+// idSet is a bitmap over the 16-bit id space: 8 KiB buys a constant-time
+// test however long the list.
+type idSet struct {
+	bits    [1 << 16 / 64]uint64
+	exclude bool
+}
+
+func newIDSet(ids []uint16, exclude bool) *idSet {
+	if len(ids) == 0 {
+		return nil
+	}
+	s := &idSet{exclude: exclude}
+	for _, id := range ids {
+		s.bits[id>>6] |= 1 << (id & 63)
+	}
+	return s
+}
+
+func (s *idSet) pass(id uint16) bool {
+	return (s.bits[id>>6]&(1<<(id&63)) != 0) != s.exclude
+}
+
+type byteSet [4]uint64
+
+func newByteSet(v []uint8) *byteSet {
+	if len(v) == 0 {
+		return nil
+	}
+	var s byteSet
+	for _, b := range v {
+		s[b>>6] |= 1 << (b & 63)
+	}
+	return &s
+}
+
+func (s *byteSet) has(b uint8) bool { return s[b>>6]&(1<<(b&63)) != 0 }
+
+type nameSet struct {
+	names   map[string]struct{}
+	exclude bool
+}
+
+func newNameSet(f NameFilter) *nameSet {
+	if len(f.Names) == 0 {
+		return nil
+	}
+	s := &nameSet{names: make(map[string]struct{}, len(f.Names)), exclude: f.Exclude}
+	for _, n := range f.Names {
+		s.names[n] = struct{}{}
+	}
+	return s
+}
+
+func (s *nameSet) pass(name string, ok bool) bool {
+	if !ok {
+		return s.exclude
+	}
+	_, in := s.names[name]
+	return in != s.exclude
+}
+
+// ErrGroupFilter is returned for event-id, event-name or payload filters on
+// a provider-group entry: ETW applies none of them to group enablement.
+var ErrGroupFilter = errors.New("event-id, event-name and payload filters do not apply to provider-group enablement")
+
+// Compile checks the sessions and compiles their union. No session at all
+// receives nothing; the zero Session receives everything.
+func Compile(opts Options, sessions ...Session) (*Filter, error) {
+	f := &Filter{lookup: opts.Lookup}
+	if f.lookup.ProviderName == nil {
+		f.lookup.ProviderName = DefaultLookup.ProviderName
+	}
+	if f.lookup.ProviderGroup == nil {
+		f.lookup.ProviderGroup = DefaultLookup.ProviderGroup
+	}
+	if f.lookup.EventName == nil {
+		f.lookup.EventName = DefaultLookup.EventName
+	}
+	for i := range sessions {
+		cs, err := f.compileSession(&sessions[i], opts.TraceStart)
+		if err != nil {
+			if len(sessions) > 1 {
+				return nil, fmt.Errorf("session %d: %w", i, err)
+			}
+			return nil, err
+		}
+		f.sessions = append(f.sessions, cs)
+	}
+	if len(f.sessions) == 1 && f.sessions[0].wildcard && !f.sessions[0].scoped {
+		f.fast, f.fastEn, f.fastIg0 = true, f.sessions[0].def.en, f.sessions[0].ignoreKw0
+	}
+	return f, nil
+}
+
+// Union compiles sessions with the default options: a record passes when
+// any of the sessions would receive it.
+func Union(sessions ...Session) (*Filter, error) { return Compile(Options{}, sessions...) }
+
+func (f *Filter) compileSession(s *Session, start time.Time) (csession, error) {
+	cs := csession{ignoreKw0: s.IgnoreKeyword0, wildcard: len(s.Providers) == 0}
+	if cs.wildcard {
+		cs.def.en = Enablement{Level: s.Level, MatchAny: s.MatchAny, MatchAll: s.MatchAll}.Normalized()
+	} else if s.Level != 0 || s.MatchAny != 0 || s.MatchAll != 0 {
+		return cs, errors.New("session level and keywords apply only to a session without a provider list; give them per provider")
+	}
+	for i := range s.Providers {
+		if err := f.addProvider(&cs, &s.Providers[i]); err != nil {
+			return cs, err
+		}
+	}
+	var err error
+	cs.scope, cs.scoped, err = f.compileScope(s, start)
+	return cs, err
+}
+
+func (f *Filter) addProvider(cs *csession, p *ProviderSpec) error {
+	label := p.Name
+	if p.ID != uuid.Nil {
+		label = p.ID.String()
+	}
+	switch {
+	case p.ID == uuid.Nil && p.Name == "":
+		return errors.New("provider entry names no provider: give an ID or a Name")
+	case p.ID != uuid.Nil && p.Name != "":
+		return fmt.Errorf("provider %s: give an ID or a Name, not both (%s)", label, p.Name)
+	case p.Group && p.ID == uuid.Nil:
+		return fmt.Errorf("provider group %s: groups are named by GUID only", label)
+	case p.Group && (len(p.EventIDs.IDs) > 0 || len(p.EventNames.Names) > 0):
+		return fmt.Errorf("provider group %s: %w", label, ErrGroupFilter)
+	case !p.Group && len(p.Disallow) > 0:
+		return fmt.Errorf("provider %s: a disallow list belongs to a provider-group entry", label)
+	}
+	e := &entry{en: p.Enablement(), ids: newIDSet(p.EventIDs.IDs, p.EventIDs.Exclude), names: newNameSet(p.EventNames)}
+	e.scoped = e.ids != nil || e.names != nil
+	if e.names != nil && f.lookup.EventName == nil {
+		return fmt.Errorf("provider %s: event-name filter needs an event-name lookup (Options.Lookup.EventName)", label)
+	}
+	switch {
+	case p.Group:
+		if f.lookup.ProviderGroup == nil {
+			return fmt.Errorf("provider group %s: needs a provider-group lookup (Options.Lookup.ProviderGroup)", label)
+		}
+		for _, g := range cs.groups {
+			if g.id == p.ID {
+				return fmt.Errorf("provider group %s: enabled twice in one session", label)
+			}
+		}
+		cs.groups = append(cs.groups, groupEntry{id: p.ID, disallow: slices.Clone(p.Disallow), e: e})
+	case p.ID != uuid.Nil:
+		for _, k := range cs.byID {
+			if k.id == p.ID {
+				return fmt.Errorf("provider %s: enabled twice in one session", label)
+			}
+		}
+		cs.byID = append(cs.byID, keyedEntry{id: p.ID, e: e})
+	default:
+		if f.lookup.ProviderName == nil {
+			return fmt.Errorf("provider %s: a provider named by name needs a provider-name lookup (Options.Lookup.ProviderName)", label)
+		}
+		for _, n := range cs.byName {
+			if strings.EqualFold(n.name, p.Name) {
+				return fmt.Errorf("provider %s: enabled twice in one session", label)
+			}
+		}
+		cs.byName = append(cs.byName, namedEntry{name: p.Name, e: e})
+	}
+	return nil
+}
+
+func (f *Filter) compileScope(s *Session, start time.Time) (scope, bool, error) {
+	sc := scope{
+		ids:      newIDSet(s.EventIDs.IDs, s.EventIDs.Exclude),
+		names:    newNameSet(s.EventNames),
+		opcodes:  newByteSet(s.Opcodes),
+		channels: newByteSet(s.Channels),
+		versions: newByteSet(s.Versions),
+		tasks:    newIDSet(s.Tasks, false),
+	}
+	if sc.names != nil && f.lookup.EventName == nil {
+		return sc, false, errors.New("event-name filter needs an event-name lookup (Options.Lookup.EventName)")
+	}
+	if len(s.ProcessIDs) > 0 {
+		sc.pids = slices.Clone(s.ProcessIDs)
+		slices.Sort(sc.pids)
+	}
+	for _, b := range []struct {
+		bound TimeBound
+		has   *bool
+		at    *time.Time
+		what  string
+	}{{s.From, &sc.hasFrom, &sc.from, "from"}, {s.To, &sc.hasTo, &sc.to, "to"}} {
+		if b.bound.IsZero() {
+			continue
+		}
+		if b.bound.Relative && start.IsZero() {
+			return sc, false, fmt.Errorf("time bound %s +%v is relative to the trace start, which Options.TraceStart must give", b.what, b.bound.Offset)
+		}
+		*b.has, *b.at = true, b.bound.resolve(start).UTC()
+	}
+	if sc.hasFrom && sc.hasTo && !sc.from.Before(sc.to) {
+		return sc, false, fmt.Errorf("time range is empty: from %v is not before to %v", sc.from.Format(time.RFC3339Nano), sc.to.Format(time.RFC3339Nano))
+	}
+	scoped := sc.ids != nil || sc.names != nil || sc.pids != nil || sc.opcodes != nil ||
+		sc.channels != nil || sc.versions != nil || sc.tasks != nil || sc.hasFrom || sc.hasTo
+	return sc, scoped, nil
+}
+
+// judge returns the level and keyword a record is judged with: kernel
+// records and WPP messages carry neither, classic records only a level.
+func judge(r *record.Record) (uint8, uint64) {
+	switch r.HeaderType {
+	case header.TypeEventHeader32, header.TypeEventHeader64:
+		return r.EventDescriptor.Level, r.EventDescriptor.Keyword
+	case header.TypeFull32, header.TypeFull64, header.TypeInstance32, header.TypeInstance64:
+		return r.EventDescriptor.Level, 0
+	}
+	return 0, 0
+}
+
+// Match reports whether any of the filter's sessions would receive r.
+func (f *Filter) Match(r *record.Record) bool {
+	level, keyword := judge(r)
+	if f.fast {
+		return f.fastEn.Passes(level, keyword) && (keyword != 0 || !f.fastIg0)
+	}
+	for i := range f.sessions {
+		if f.sessions[i].match(r, level, keyword, &f.lookup) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *csession) match(r *record.Record, level uint8, keyword uint64, lk *Lookup) bool {
+	if keyword == 0 && s.ignoreKw0 {
+		return false
+	}
+	e := &s.def
+	if !s.wildcard {
+		if e = s.resolve(r, lk); e == nil {
+			return false
+		}
+	}
+	if !e.en.Passes(level, keyword) {
+		return false
+	}
+	if e.scoped && !e.pass(r, lk) {
+		return false
+	}
+	return !s.scoped || s.scope.pass(r, lk)
+}
+
+// resolve finds the entry that decides for r's provider, the most specific
+// first; the traits are read only when an entry by name or group needs them.
+func (s *csession) resolve(r *record.Record, lk *Lookup) *entry {
+	if e := s.byIDLookup(r.ProviderId); e != nil {
+		return e
+	}
+	if len(s.byName) > 0 {
+		if name, ok := lk.ProviderName(r); ok {
+			if e := s.byNameLookup(name); e != nil {
+				return e
+			}
+		}
+	}
+	if len(s.groups) > 0 {
+		if g, ok := lk.ProviderGroup(r); ok {
+			return s.groupLookup(g, r.ProviderId)
+		}
+	}
+	return nil
+}
+
+func (s *csession) byIDLookup(id uuid.UUID) *entry {
+	for i := range s.byID {
+		if s.byID[i].id == id {
+			return s.byID[i].e
+		}
+	}
+	return nil
+}
+
+func (s *csession) byNameLookup(name string) *entry {
+	for i := range s.byName {
+		if strings.EqualFold(s.byName[i].name, name) {
+			return s.byName[i].e
+		}
+	}
+	return nil
+}
+
+func (s *csession) groupLookup(group, provider uuid.UUID) *entry {
+	for i := range s.groups {
+		g := &s.groups[i]
+		if g.id == group {
+			if slices.Contains(g.disallow, provider) {
+				return nil
+			}
+			return g.e
+		}
+	}
+	return nil
+}
+
+func (e *entry) pass(r *record.Record, lk *Lookup) bool {
+	if e.ids != nil && !e.ids.pass(r.EventDescriptor.Id) {
+		return false
+	}
+	if e.names != nil {
+		name, ok := lk.EventName(r)
+		if !e.names.pass(name, ok) {
+			return false
+		}
+	}
+	return true
+}
+
+func (sc *scope) pass(r *record.Record, lk *Lookup) bool {
+	d := &r.EventDescriptor
+	switch {
+	case sc.ids != nil && !sc.ids.pass(d.Id),
+		sc.opcodes != nil && !sc.opcodes.has(d.Opcode),
+		sc.channels != nil && !sc.channels.has(d.Channel),
+		sc.versions != nil && !sc.versions.has(d.Version),
+		sc.tasks != nil && !sc.tasks.pass(d.Task):
+		return false
+	}
+	if sc.pids != nil {
+		if !r.HasThreadProcess {
+			return false
+		}
+		if _, ok := slices.BinarySearch(sc.pids, r.ProcessId); !ok {
+			return false
+		}
+	}
+	if sc.hasFrom && r.TimeStamp.Before(sc.from) || sc.hasTo && !r.TimeStamp.Before(sc.to) {
+		return false
+	}
+	if sc.names != nil {
+		name, ok := lk.EventName(r)
+		if !sc.names.pass(name, ok) {
+			return false
+		}
+	}
+	return true
+}
+
+// Provider identifies a provider for Enablement: its GUID, and the name and
+// group its provider traits carry (empty and nil when it has none).
+type Provider struct {
+	ID    uuid.UUID
+	Name  string
+	Group uuid.UUID
+}
+
+// Enablement returns what p's EnableCallback receives from the filter's
+// sessions: the Aggregate of the enablement each session that enables p
+// gives it, and false when none does. Scope filters are applied by ETW
+// after the provider writes, so they play no part here.
+func (f *Filter) Enablement(p Provider) (Enablement, bool) {
+	var out Enablement
+	n := 0
+	for i := range f.sessions {
+		s := &f.sessions[i]
+		e := &s.def
+		if !s.wildcard {
+			e = s.byIDLookup(p.ID)
+			if e == nil && p.Name != "" {
+				e = s.byNameLookup(p.Name)
+			}
+			if e == nil && p.Group != uuid.Nil {
+				e = s.groupLookup(p.Group, p.ID)
+			}
+			if e == nil {
+				continue
+			}
+		}
+		if n == 0 {
+			out = e.en
+		} else {
+			out = Aggregate(out, e.en)
+		}
+		n++
+	}
+	return out, n > 0
+}
