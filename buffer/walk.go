@@ -150,7 +150,10 @@ func (w *Walker) Next(b *Buffer) error {
 		return Errorf(off, index, ErrMalformed, "Offset 0x%x points inside the buffer header", h.Offset)
 	}
 	avail := min(int64(h.BufferSize), stored)
-	if int64(h.BufferSize) > stored {
+	if w.extent != nil {
+		// Extents store a buffer only up to its valid records.
+		b.Truncated = int64(h.Offset) > stored
+	} else if int64(h.BufferSize) > stored {
 		b.Truncated = true
 	}
 	if h.Compressed() {

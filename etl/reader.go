@@ -38,6 +38,13 @@ type Header struct {
 	ThreadId     uint32
 	ProcessId    uint32
 	Clock        header.Clock
+	// RealTimeBackup is set for an RlFs real-time backup file, which has no
+	// logfile-header record: the fields above are then built from its
+	// container header (BufferSize, StartTime = ReferenceTime, clock).
+	RealTimeBackup *buffer.RTBackupHeader
+	// ClockAssumed: the clock's frequency is not recorded in the file and
+	// was assumed (QPC at 10 MHz in RlFs files whose clock is not system time).
+	ClockAssumed bool
 }
 
 // MaxErrors bounds the errors kept in Stats; ErrorCount counts them all.
@@ -103,7 +110,10 @@ func NewReader(ra io.ReaderAt, size int64) (*Reader, error) {
 			return nil, &FormatError{Offset: 0, Buffer: -1, Reason: "reading the file", Err: err}
 		}
 		if bytes.Equal(magic[:], []byte(buffer.RTBackupMagic)) {
-			return nil, &FormatError{Offset: 0, Buffer: -1, Reason: "an ETW real-time backup container (RlFs), not a trace log", Err: ErrRealTimeBackup}
+			if err := r.readRTBackup(); err != nil {
+				return nil, err
+			}
+			return r, nil
 		}
 	}
 	if err := r.readHeader(); err != nil {
@@ -114,6 +124,38 @@ func NewReader(ra io.ReaderAt, size int64) (*Reader, error) {
 
 func notETL(off int64, format string, args ...any) error {
 	return &FormatError{Offset: off, Buffer: 0, Reason: fmt.Sprintf(format, args...), Err: ErrNotETL}
+}
+
+// assumedQPCFrequency is used for RlFs files whose clock is QPC: the
+// container does not record the counter frequency, and 10 MHz is what
+// Windows 10 and later report.
+const assumedQPCFrequency = 10_000_000
+
+// readRTBackup reads an RlFs real-time backup container: its buffers sit at
+// the extents its header lists, and it has no logfile-header record, so the
+// clock is anchored on the container's reference time. When the reference
+// clock value equals the reference FILETIME the session clock is system time;
+// otherwise it is QPC at an assumed frequency.
+func (r *Reader) readRTBackup() error {
+	rh, extents, err := buffer.RTBackupExtents(r.ra, r.size)
+	if err != nil {
+		return err
+	}
+	r.extents = extents
+	lh := header.LogfileHeader{
+		BufferSize:    rh.BufferSize,
+		StartTime:     rh.ReferenceTime,
+		ReservedFlags: header.ClockSystemTime,
+		PointerSize:   8,
+		LoggerName:    "RlFs real-time backup",
+	}
+	assumed := false
+	if rh.ReferenceClock != rh.ReferenceTime {
+		lh.ReservedFlags, lh.PerfFreq, assumed = header.ClockQPC, assumedQPCFrequency, true
+	}
+	r.hdr = Header{LogfileHeader: lh, RawTimeStamp: rh.ReferenceClock, RealTimeBackup: &rh, ClockAssumed: assumed}
+	r.hdr.Clock = header.NewClock(&lh, rh.ReferenceClock)
+	return nil
 }
 
 // readHeader validates the first buffer and decodes the logfile-header record.

@@ -18,6 +18,7 @@ import (
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/samples"
+	"github.com/etlkit/etlkit/record"
 )
 
 // sampleCounts is the samples README table: records per header type.
@@ -125,13 +126,49 @@ func TestCorruptSampleIsReportedNotRead(t *testing.T) {
 	assert.Contains(t, err.Error(), "offset 0x48")
 }
 
-func TestRealTimeBackupFilesAreNamed(t *testing.T) {
-	for _, name := range []string{"rtbackup-rlfs-application.etl", "rtbackup-rlfs-diaglog.etl", "rtbackup-rlfs-system.etl"} {
-		_, err := etl.Open(samples.Path(t, name))
-		require.Error(t, err, name)
-		assert.ErrorIs(t, err, etl.ErrRealTimeBackup, name)
-		assert.NotErrorIs(t, err, etl.ErrNotETL, name)
-		assert.Contains(t, err.Error(), "RlFs", name)
+func TestRealTimeBackupFilesAreRead(t *testing.T) {
+	cases := []struct {
+		name          string
+		records       int
+		first, last   string
+		assumed       bool
+		firstProvider string
+	}{
+		// System-time clock: the raw stamps are FILETIMEs.
+		{"rtbackup-rlfs-application.etl", 1, "2016-04-20T17:02:00.2945210Z", "2016-04-20T17:02:00.2945210Z", false, "67d07935-283a-4791-8f8d-fa9117f3e6f2"},
+		{"rtbackup-rlfs-system.etl", 4, "2016-04-20T17:02:03.1254340Z", "2016-04-20T17:02:04.3432352Z", false, "11cd958a-c507-4ef3-b3f2-5fd9dfbd2c78"},
+		// QPC clock with the frequency assumed.
+		{"rtbackup-rlfs-diaglog.etl", 2, "2016-04-20T16:54:02.2574947Z", "2016-04-20T16:54:07.4814409Z", true, "4cb314df-c11f-47d7-9c04-65fb0051561b"},
+	}
+	for _, c := range cases {
+		f, err := etl.Open(samples.Path(t, c.name))
+		require.NoError(t, err, c.name)
+		h := f.Header()
+		require.NotNil(t, h.RealTimeBackup, c.name)
+		assert.Equal(t, c.assumed, h.ClockAssumed, c.name)
+		var times []string
+		var providers []string
+		for r, err := range f.Records() {
+			require.NoError(t, err, c.name)
+			assert.Equal(t, header.TypeEventHeader64, r.HeaderType)
+			times = append(times, r.TimeStamp.Format("2006-01-02T15:04:05.0000000Z"))
+			providers = append(providers, r.ProviderId.String())
+			if c.name == "rtbackup-rlfs-application.etl" {
+				it, ok := r.Extended(record.ExtSID)
+				require.True(t, ok)
+				sid, err := it.SID()
+				require.NoError(t, err)
+				assert.Equal(t, "S-1-5-19", sid.String())
+				assert.Equal(t, uint16(10004), r.EventDescriptor.Id)
+				assert.Equal(t, uint32(948), r.ProcessId)
+			}
+		}
+		require.Len(t, times, c.records, c.name)
+		assert.Equal(t, c.first, times[0], c.name)
+		assert.Equal(t, c.last, times[len(times)-1], c.name)
+		assert.Equal(t, c.firstProvider, providers[0], c.name)
+		assert.False(t, f.Stats().Damaged(), c.name)
+		f.Close()
 	}
 }
 
