@@ -1,0 +1,83 @@
+// Package seeds gathers fuzz seeds from the committed synthetic traces and,
+// when present, the shared real samples.
+package seeds
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+
+	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/internal/samples"
+)
+
+// MaxFileSeed bounds a whole-file seed so that fuzzing stays quick; larger
+// traces contribute their first bytes.
+const MaxFileSeed = 256 << 10
+
+func repoDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
+}
+
+// TracePaths lists testdata/etl traces and the shared .etl samples.
+func TracePaths() []string {
+	var out []string
+	m, _ := filepath.Glob(filepath.Join(repoDir(), "testdata", "etl", "*.etl"))
+	out = append(out, m...)
+	if d := samples.Dir(); d != "" {
+		m, _ := filepath.Glob(filepath.Join(d, "*.etl"))
+		out = append(out, m...)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Files returns the head (at most MaxFileSeed bytes) of every trace.
+func Files() [][]byte {
+	var out [][]byte
+	for _, p := range TracePaths() {
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(io.LimitReader(f, MaxFileSeed))
+		f.Close()
+		out = append(out, b)
+	}
+	return out
+}
+
+// Records returns up to perType raw records of each header type found in the
+// uncompressed buffers of every trace.
+func Records(perType int) [][]byte {
+	var out [][]byte
+	seen := map[header.Type]int{}
+	for _, b := range Files() {
+		for off := 0; off+buffer.HeaderSize <= len(b); {
+			h, _ := buffer.ParseHeader(b[off:])
+			if h.BufferSize < buffer.HeaderSize {
+				break
+			}
+			end := off + int(min(h.Offset, h.BufferSize))
+			if !h.Compressed() && end <= len(b) {
+				for pos := off + buffer.HeaderSize; pos < end; {
+					p, stop, err := header.ParsePrefix(b[pos:end])
+					if stop || err != nil {
+						break
+					}
+					if seen[p.Type] < perType {
+						seen[p.Type]++
+						out = append(out, append([]byte(nil), b[pos:pos+p.Size]...))
+					}
+					pos += header.Align(p.Size)
+				}
+			}
+			off += int(h.BufferSize)
+		}
+	}
+	return out
+}
