@@ -1,0 +1,395 @@
+package tracelogging
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"net/netip"
+	"strconv"
+	"unicode/utf8"
+)
+
+// timeLayout renders times in UTC with the full 100 ns precision of a
+// FILETIME, so that equal instants always give equal text.
+const timeLayout = "2006-01-02T15:04:05.0000000Z07:00"
+
+const hexDigits = "0123456789ABCDEF"
+
+// AppendText appends the value as text for "name=value" output: numbers in
+// decimal unless the OutType asks for hex (HexInt32/64, Pointer, Hex,
+// NTStatus, HResult, CodePointer), an IPv4/IPv6 address, a socket address or
+// a date-time; strings as they are with control characters escaped
+// (\n, \t, \xNN); bytes as 0x-prefixed hex; GUIDs in lower-case
+// 8-4-4-4-12 form; times in RFC 3339 UTC with 7 fraction digits; SIDs as
+// S-1-…; structs and arrays as JSON, which keeps nesting unambiguous.
+func (v Value) AppendText(dst []byte) []byte {
+	switch v.kind {
+	case KindInt, KindUint:
+		return v.appendNumber(dst, false)
+	case KindFloat:
+		return v.appendFloat(dst, false)
+	case KindBool:
+		return strconv.AppendBool(dst, v.num != 0)
+	case KindString:
+		return v.appendStringText(dst)
+	case KindBytes:
+		return v.appendBytes(dst)
+	case KindGUID:
+		return appendGUID(dst, v.raw)
+	case KindTime:
+		return v.appendTime(dst)
+	case KindSID:
+		return appendSID(dst, v.raw)
+	case KindStruct, KindArray:
+		return v.AppendJSON(dst)
+	}
+	return dst
+}
+
+// AppendJSON appends the value as JSON: numbers as numbers, except values
+// that AppendText renders in another form (hex, addresses, times), which
+// become JSON strings of that text, as do non-finite floats; strings as
+// JSON strings, except Json-typed strings that hold valid JSON, which are
+// embedded as they are; structs as objects with members in schema order;
+// arrays as arrays.
+func (v Value) AppendJSON(dst []byte) []byte {
+	switch v.kind {
+	case KindInt, KindUint:
+		return v.appendNumber(dst, true)
+	case KindFloat:
+		return v.appendFloat(dst, true)
+	case KindBool:
+		return strconv.AppendBool(dst, v.num != 0)
+	case KindString:
+		if v.OutType() == OutJSON {
+			mark := len(dst)
+			dst = v.appendUTF8(dst)
+			if json.Valid(dst[mark:]) {
+				return dst
+			}
+			dst = dst[:mark]
+		}
+		return appendJSONString(dst, v.runes())
+	case KindStruct:
+		return AppendJSONObject(dst, v.kids)
+	case KindArray:
+		dst = append(dst, '[')
+		for i := range v.kids {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = v.kids[i].AppendJSON(dst)
+		}
+		return append(dst, ']')
+	case KindInvalid:
+		return append(dst, "null"...)
+	}
+	// Everything else renders as text without characters JSON must escape.
+	dst = append(dst, '"')
+	dst = v.AppendText(dst)
+	return append(dst, '"')
+}
+
+// AppendJSONObject appends vals as one JSON object, keys in order. A name
+// that occurs twice is written twice: the order carries the meaning.
+func AppendJSONObject(dst []byte, vals []Value) []byte {
+	dst = append(dst, '{')
+	for i := range vals {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONName(dst, vals[i].Name())
+		dst = append(dst, ':')
+		dst = vals[i].AppendJSON(dst)
+	}
+	return append(dst, '}')
+}
+
+// AppendTextFields appends vals as name=value pairs separated by sep.
+func AppendTextFields(dst []byte, vals []Value, sep string) []byte {
+	for i := range vals {
+		if i > 0 {
+			dst = append(dst, sep...)
+		}
+		dst = append(dst, vals[i].Name()...)
+		dst = append(dst, '=')
+		dst = vals[i].AppendText(dst)
+	}
+	return dst
+}
+
+func (v Value) appendNumber(dst []byte, inJSON bool) []byte {
+	quote := func(dst []byte) []byte {
+		if inJSON {
+			dst = append(dst, '"')
+		}
+		return dst
+	}
+	width := len(v.raw) * 8
+	var mask uint64 = math.MaxUint64
+	if width > 0 && width < 64 {
+		mask = 1<<width - 1
+	}
+	switch {
+	case v.isFileTimeInt():
+		dst = quote(dst)
+		dst = FileTimeToTime(v.num).AppendFormat(dst, timeLayout)
+		return quote(dst)
+	case v.InType() == InUInt32 && v.OutType() == OutIPv4:
+		dst = quote(dst)
+		dst = netip.AddrFrom4([4]byte(v.raw)).AppendTo(dst)
+		return quote(dst)
+	}
+	hexWidth := -1 // no hex
+	switch v.OutType() {
+	case OutHex, OutCodePointer:
+		hexWidth = 0
+	case OutNTStatus, OutHResult:
+		hexWidth = 8
+	}
+	switch v.InType() {
+	case InHexInt32, InHexInt64, InPointer:
+		if hexWidth < 0 {
+			hexWidth = 0
+		}
+	}
+	if hexWidth >= 0 {
+		dst = quote(dst)
+		dst = appendHex(dst, v.num&mask, hexWidth)
+		return quote(dst)
+	}
+	if v.kind == KindInt {
+		return strconv.AppendInt(dst, int64(v.num), 10)
+	}
+	return strconv.AppendUint(dst, v.num, 10)
+}
+
+// appendHex appends 0x and upper-case hex digits, at least minDigits of them.
+func appendHex(dst []byte, x uint64, minDigits int) []byte {
+	dst = append(dst, '0', 'x')
+	n := 1
+	for y := x >> 4; y != 0; y >>= 4 {
+		n++
+	}
+	for ; minDigits > n; minDigits-- {
+		dst = append(dst, '0')
+	}
+	for i := n - 1; i >= 0; i-- {
+		dst = append(dst, hexDigits[(x>>(4*i))&0xF])
+	}
+	return dst
+}
+
+func (v Value) appendFloat(dst []byte, inJSON bool) []byte {
+	f := v.Float()
+	size := 64
+	if v.flags&flagFloat32 != 0 {
+		size = 32
+	}
+	if inJSON && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		dst = append(dst, '"')
+		dst = strconv.AppendFloat(dst, f, 'g', -1, size)
+		return append(dst, '"')
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, size)
+}
+
+func (v Value) appendStringText(dst []byte) []byte {
+	it := v.runes()
+	for {
+		r, ok := it.next()
+		if !ok {
+			return dst
+		}
+		switch {
+		case r == '\n':
+			dst = append(dst, '\\', 'n')
+		case r == '\r':
+			dst = append(dst, '\\', 'r')
+		case r == '\t':
+			dst = append(dst, '\\', 't')
+		case r < 0x20 || r == 0x7F:
+			dst = append(dst, '\\', 'x', hexDigits[r>>4], hexDigits[r&0xF])
+		default:
+			dst = utf8.AppendRune(dst, r)
+		}
+	}
+}
+
+func appendJSONString(dst []byte, it runeIter) []byte {
+	dst = append(dst, '"')
+	for {
+		r, ok := it.next()
+		if !ok {
+			return append(dst, '"')
+		}
+		dst = appendJSONRune(dst, r)
+	}
+}
+
+// appendJSONName quotes a field name; names are UTF-8 per the metadata
+// encoding, and range turns bad bytes into U+FFFD.
+func appendJSONName(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for _, r := range s {
+		dst = appendJSONRune(dst, r)
+	}
+	return append(dst, '"')
+}
+
+func appendJSONRune(dst []byte, r rune) []byte {
+	switch {
+	case r == '"', r == '\\':
+		return append(dst, '\\', byte(r))
+	case r == '\n':
+		return append(dst, '\\', 'n')
+	case r == '\r':
+		return append(dst, '\\', 'r')
+	case r == '\t':
+		return append(dst, '\\', 't')
+	case r < 0x20:
+		return append(dst, '\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&0xF])
+	}
+	return utf8.AppendRune(dst, r)
+}
+
+func (v Value) appendBytes(dst []byte) []byte {
+	b := v.raw
+	switch v.OutType() {
+	case OutIPv6:
+		if len(b) == 16 {
+			return netip.AddrFrom16([16]byte(b)).AppendTo(dst)
+		}
+	case OutIPv4:
+		if len(b) == 4 {
+			return netip.AddrFrom4([4]byte(b)).AppendTo(dst)
+		}
+	case OutSocketAddress:
+		if out, ok := appendSockaddr(dst, b); ok {
+			return out
+		}
+	}
+	if len(b) == 0 {
+		return dst
+	}
+	dst = append(dst, '0', 'x')
+	for _, c := range b {
+		dst = append(dst, hexDigits[c>>4], hexDigits[c&0xF])
+	}
+	return dst
+}
+
+// Address families of a SOCKADDR.
+const (
+	afInet  = 2
+	afInet6 = 23
+)
+
+// appendSockaddr renders a SOCKADDR_IN ("1.2.3.4:80") or SOCKADDR_IN6
+// ("[::1]:80", with "%scope" when the scope id is set).
+func appendSockaddr(dst, b []byte) ([]byte, bool) {
+	if len(b) < 2 {
+		return dst, false
+	}
+	switch binary.LittleEndian.Uint16(b) {
+	case afInet:
+		if len(b) < 8 {
+			return dst, false
+		}
+		dst = netip.AddrFrom4([4]byte(b[4:8])).AppendTo(dst)
+		dst = append(dst, ':')
+		return strconv.AppendUint(dst, uint64(binary.BigEndian.Uint16(b[2:])), 10), true
+	case afInet6:
+		if len(b) < 28 {
+			return dst, false
+		}
+		dst = append(dst, '[')
+		dst = netip.AddrFrom16([16]byte(b[8:24])).AppendTo(dst)
+		if scope := binary.LittleEndian.Uint32(b[24:]); scope != 0 {
+			dst = append(dst, '%')
+			dst = strconv.AppendUint(dst, uint64(scope), 10)
+		}
+		dst = append(dst, ']', ':')
+		return strconv.AppendUint(dst, uint64(binary.BigEndian.Uint16(b[2:])), 10), true
+	}
+	return dst, false
+}
+
+// appendGUID appends a Windows GUID in 8-4-4-4-12 lower-case form.
+func appendGUID(dst, b []byte) []byte {
+	const lower = "0123456789abcdef"
+	hex := func(dst []byte, c byte) []byte { return append(dst, lower[c>>4], lower[c&0xF]) }
+	for _, i := range [...]int{3, 2, 1, 0} {
+		dst = hex(dst, b[i])
+	}
+	dst = append(dst, '-')
+	dst = hex(hex(dst, b[5]), b[4])
+	dst = append(dst, '-')
+	dst = hex(hex(dst, b[7]), b[6])
+	dst = append(dst, '-')
+	dst = hex(hex(dst, b[8]), b[9])
+	dst = append(dst, '-')
+	for _, c := range b[10:16] {
+		dst = hex(dst, c)
+	}
+	return dst
+}
+
+func (v Value) appendTime(dst []byte) []byte {
+	if v.flags&flagSysTime == 0 {
+		return FileTimeToTime(v.num).AppendFormat(dst, timeLayout)
+	}
+	if v.flags&flagBadTime == 0 {
+		return v.Time().AppendFormat(dst, timeLayout)
+	}
+	// Out-of-range fields are shown as they are rather than normalized
+	// into some other instant.
+	st := systemTime(v.raw)
+	pad := func(dst []byte, x uint16, n int) []byte {
+		var tmp [5]byte
+		s := strconv.AppendUint(tmp[:0], uint64(x), 10)
+		for i := len(s); i < n; i++ {
+			dst = append(dst, '0')
+		}
+		return append(dst, s...)
+	}
+	dst = pad(dst, st[0], 4)
+	dst = append(dst, '-')
+	dst = pad(dst, st[1], 2)
+	dst = append(dst, '-')
+	dst = pad(dst, st[3], 2)
+	dst = append(dst, 'T')
+	dst = pad(dst, st[4], 2)
+	dst = append(dst, ':')
+	dst = pad(dst, st[5], 2)
+	dst = append(dst, ':')
+	dst = pad(dst, st[6], 2)
+	dst = append(dst, '.')
+	dst = pad(dst, st[7], 3)
+	return append(dst, "0000Z"...)
+}
+
+// appendSID renders a SID as S-R-A-S1-S2…, the authority in hex when it
+// does not fit 32 bits, as Windows does.
+func appendSID(dst, b []byte) []byte {
+	if len(b) < 8 {
+		return dst
+	}
+	dst = append(dst, 'S', '-')
+	dst = strconv.AppendUint(dst, uint64(b[0]), 10)
+	dst = append(dst, '-')
+	var auth uint64
+	for _, c := range b[2:8] {
+		auth = auth<<8 | uint64(c)
+	}
+	if auth >= 1<<32 {
+		dst = appendHex(dst, auth, 12)
+	} else {
+		dst = strconv.AppendUint(dst, auth, 10)
+	}
+	for i := 8; i+4 <= len(b); i += 4 {
+		dst = append(dst, '-')
+		dst = strconv.AppendUint(dst, uint64(binary.LittleEndian.Uint32(b[i:])), 10)
+	}
+	return dst
+}

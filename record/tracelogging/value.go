@@ -1,0 +1,370 @@
+package tracelogging
+
+import (
+	"encoding/binary"
+	"math"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Kind is the Go shape of a decoded value.
+type Kind uint8
+
+const (
+	KindInvalid Kind = iota
+	KindInt          // Int8..Int64: Int
+	KindUint         // UInt8..UInt64, HexInt32/64, Pointer: Uint
+	KindFloat        // Float, Double: Float
+	KindBool         // Bool32, and UInt8 with OutBoolean: Bool
+	KindString       // every string InType: Str
+	KindBytes        // Binary, CountedBinary, custom-serialized fields: Bytes
+	KindGUID         // Guid: GUID
+	KindTime         // FileTime, SystemTime: Time
+	KindSID          // Sid: Bytes, rendered S-1-…
+	KindStruct       // Struct: Members
+	KindArray        // fixed and variable arrays: Elems
+)
+
+var kindNames = [...]string{"Invalid", "Int", "Uint", "Float", "Bool", "String", "Bytes", "GUID", "Time", "SID", "Struct", "Array"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(?)"
+}
+
+// Value flags.
+const (
+	flagUTF16   = 1 << iota // string bytes are UTF-16LE
+	flagFloat32             // a Float, rendered with 32-bit precision
+	flagSysTime             // a SYSTEMTIME in raw rather than a FILETIME in num
+	flagBadTime             // a SYSTEMTIME whose fields are out of range
+)
+
+// Value is one decoded field value, or one element of an array.
+//
+// Strings and byte fields are kept as views into the payload and converted
+// only when asked (Str, AppendText, AppendJSON): most consumers write values
+// straight into an output buffer or compare a few of them, and building a Go
+// string for every field of every event would be most of the cost of
+// decoding. The flip side is that a Value is valid only as long as the
+// payload it was decoded from and the slice it was decoded into; Clone makes
+// one that owns its memory.
+type Value struct {
+	field *Field
+	kind  Kind
+	flags uint8
+	raw   []byte // string or byte contents, GUID, SID, SYSTEMTIME, or the number's bytes
+	num   uint64 // integers (sign-extended), float bits, bool, FILETIME
+	kids  []Value
+}
+
+// Field is the schema field the value was decoded for; array elements share
+// their array's field.
+func (v Value) Field() *Field { return v.field }
+
+// Name is the field name.
+func (v Value) Name() string {
+	if v.field == nil {
+		return ""
+	}
+	return v.field.Name
+}
+
+// Kind says which accessor gives the typed value.
+func (v Value) Kind() Kind { return v.kind }
+
+// InType is the field's payload type.
+func (v Value) InType() InType {
+	if v.field == nil {
+		return InNull
+	}
+	return v.field.InType
+}
+
+// OutType is the field's formatting hint.
+func (v Value) OutType() OutType {
+	if v.field == nil {
+		return OutDefault
+	}
+	return v.field.OutType
+}
+
+// Int is the value of a KindInt, or the bits of a KindUint or KindBool as
+// an int64; 0 for other kinds.
+func (v Value) Int() int64 {
+	switch v.kind {
+	case KindInt, KindUint, KindBool:
+		return int64(v.num)
+	}
+	return 0
+}
+
+// Uint is the value of a KindUint (a Port already in host order), or the
+// bits of a KindInt or KindBool; 0 for other kinds.
+func (v Value) Uint() uint64 {
+	switch v.kind {
+	case KindInt, KindUint, KindBool:
+		return v.num
+	}
+	return 0
+}
+
+// Float is the value of a KindFloat; 0 for other kinds.
+func (v Value) Float() float64 {
+	if v.kind != KindFloat {
+		return 0
+	}
+	if v.flags&flagFloat32 != 0 {
+		return float64(math.Float32frombits(uint32(v.num)))
+	}
+	return math.Float64frombits(v.num)
+}
+
+// Bool is the value of a KindBool (any non-zero value is true); false for
+// other kinds.
+func (v Value) Bool() bool { return v.kind == KindBool && v.num != 0 }
+
+// Str is the value of a KindString converted to UTF-8; "" for other kinds.
+// UTF-16 is decoded with unpaired surrogates as U+FFFD. 8-bit strings are
+// taken as UTF-8 when they are valid UTF-8 (always so with OutUTF8, where
+// bad bytes become U+FFFD) and otherwise as Latin-1, since the writer's
+// code page is not recorded.
+func (v Value) Str() string {
+	if v.kind != KindString {
+		return ""
+	}
+	if v.flags&flagUTF16 == 0 && utf8.Valid(v.raw) {
+		return string(v.raw)
+	}
+	return string(v.appendUTF8(nil))
+}
+
+// appendUTF8 appends the string contents converted to UTF-8, unescaped.
+func (v Value) appendUTF8(dst []byte) []byte {
+	it := v.runes()
+	for {
+		r, ok := it.next()
+		if !ok {
+			return dst
+		}
+		dst = utf8.AppendRune(dst, r)
+	}
+}
+
+// runeIter walks a KindString value's characters without allocating.
+type runeIter struct {
+	b      []byte
+	utf16  bool
+	latin1 bool
+}
+
+func (v Value) runes() runeIter {
+	it := runeIter{b: v.raw, utf16: v.flags&flagUTF16 != 0}
+	if !it.utf16 && v.OutType() != OutUTF8 && !utf8.Valid(v.raw) {
+		it.latin1 = true
+	}
+	return it
+}
+
+func (it *runeIter) next() (rune, bool) {
+	switch {
+	case len(it.b) == 0:
+		return 0, false
+	case it.utf16:
+		if len(it.b) < 2 {
+			it.b = nil
+			return utf8.RuneError, true
+		}
+		r := rune(binary.LittleEndian.Uint16(it.b))
+		it.b = it.b[2:]
+		if utf16.IsSurrogate(r) {
+			if len(it.b) >= 2 {
+				r2 := rune(binary.LittleEndian.Uint16(it.b))
+				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+					it.b = it.b[2:]
+					return d, true
+				}
+			}
+			return utf8.RuneError, true
+		}
+		return r, true
+	case it.latin1:
+		r := rune(it.b[0])
+		it.b = it.b[1:]
+		return r, true
+	default:
+		r, n := utf8.DecodeRune(it.b)
+		it.b = it.b[n:]
+		return r, true
+	}
+}
+
+// Bytes is the content of a KindBytes value (without its count) or the
+// bytes of a KindSID; nil for other kinds.
+func (v Value) Bytes() []byte {
+	switch v.kind {
+	case KindBytes, KindSID:
+		return v.raw
+	}
+	return nil
+}
+
+// Raw is the payload bytes the value was decoded from, without any count
+// prefix or terminator; nil for structs and arrays.
+func (v Value) Raw() []byte { return v.raw }
+
+// GUID is the value of a KindGUID; uuid.Nil for other kinds.
+func (v Value) GUID() uuid.UUID {
+	if v.kind != KindGUID {
+		return uuid.Nil
+	}
+	return windowsGUID(v.raw)
+}
+
+// windowsGUID reads a Windows GUID (u32, u16, u16 little-endian, then 8
+// bytes in order) from the first 16 bytes of b.
+func windowsGUID(b []byte) uuid.UUID {
+	_ = b[15]
+	return uuid.UUID{b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6],
+		b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]}
+}
+
+// fileTimeEpochDelta is the number of seconds from 1601-01-01 to 1970-01-01.
+const fileTimeEpochDelta = 11644473600
+
+// FileTimeToTime converts a FILETIME (100 ns units since 1601-01-01 UTC).
+func FileTimeToTime(ft uint64) time.Time {
+	return time.Unix(int64(ft/1e7)-fileTimeEpochDelta, int64(ft%1e7)*100).UTC()
+}
+
+// Time is the value of a KindTime in UTC, or of an integer field whose
+// OutType marks it a FILETIME. It is the zero time.Time for other kinds
+// and for a SYSTEMTIME whose fields are out of range.
+func (v Value) Time() time.Time {
+	switch {
+	case v.kind == KindTime && v.flags&flagSysTime != 0:
+		if v.flags&flagBadTime != 0 {
+			return time.Time{}
+		}
+		st := systemTime(v.raw)
+		return time.Date(int(st[0]), time.Month(st[1]), int(st[3]), int(st[4]), int(st[5]), int(st[6]), int(st[7])*1e6, time.UTC)
+	case v.kind == KindTime, v.isFileTimeInt():
+		return FileTimeToTime(v.num)
+	}
+	return time.Time{}
+}
+
+func (v Value) isFileTimeInt() bool {
+	if v.kind != KindInt && v.kind != KindUint || len(v.raw) != 8 {
+		return false
+	}
+	switch v.OutType() {
+	case OutFileTime, OutDateTimeUTC, OutDateTimeCultureInsensitive:
+		return true
+	}
+	return false
+}
+
+// systemTime splits a SYSTEMTIME: year, month, day of week, day, hour,
+// minute, second, millisecond.
+func systemTime(b []byte) [8]uint16 {
+	var st [8]uint16
+	for i := range st {
+		st[i] = binary.LittleEndian.Uint16(b[2*i:])
+	}
+	return st
+}
+
+func validSystemTime(b []byte) bool {
+	st := systemTime(b)
+	if st[1] < 1 || st[1] > 12 || st[3] < 1 || st[4] > 23 || st[5] > 59 || st[6] > 59 || st[7] > 999 {
+		return false
+	}
+	// time.Date would roll 31 April over into May: reject days past the month.
+	t := time.Date(int(st[0]), time.Month(st[1]), int(st[3]), 0, 0, 0, 0, time.UTC)
+	return t.Day() == int(st[3])
+}
+
+// Members are the member values of a KindStruct, in schema order.
+func (v Value) Members() []Value {
+	if v.kind != KindStruct {
+		return nil
+	}
+	return v.kids
+}
+
+// Elems are the elements of a KindArray.
+func (v Value) Elems() []Value {
+	if v.kind != KindArray {
+		return nil
+	}
+	return v.kids
+}
+
+// Member returns the first member of a struct with the given name.
+func (v Value) Member(name string) (Value, bool) {
+	return Lookup(v.Members(), name)
+}
+
+// Lookup returns the first value in vals with the given name.
+func Lookup(vals []Value, name string) (Value, bool) {
+	for _, m := range vals {
+		if m.Name() == name {
+			return m, true
+		}
+	}
+	return Value{}, false
+}
+
+// Interface returns the typed Go value: int64, uint64, float64, bool,
+// string, []byte, uuid.UUID, time.Time, the SID's S-1-… string, or []Value
+// for structs and arrays.
+func (v Value) Interface() any {
+	switch v.kind {
+	case KindInt:
+		return v.Int()
+	case KindUint:
+		return v.Uint()
+	case KindFloat:
+		return v.Float()
+	case KindBool:
+		return v.Bool()
+	case KindString:
+		return v.Str()
+	case KindBytes:
+		return v.Bytes()
+	case KindGUID:
+		return v.GUID()
+	case KindTime:
+		return v.Time()
+	case KindSID:
+		return string(appendSID(nil, v.raw))
+	case KindStruct, KindArray:
+		return v.kids
+	}
+	return nil
+}
+
+// Clone returns a copy that owns its bytes and children, so it stays valid
+// after the payload and the decode slice are reused.
+func (v Value) Clone() Value {
+	c := v
+	if v.raw != nil {
+		c.raw = append([]byte(nil), v.raw...)
+	}
+	if v.kids != nil {
+		c.kids = make([]Value, len(v.kids))
+		for i := range v.kids {
+			c.kids[i] = v.kids[i].Clone()
+		}
+	}
+	return c
+}
+
+// String renders the value as AppendText does.
+func (v Value) String() string { return string(v.AppendText(nil)) }
