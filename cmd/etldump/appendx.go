@@ -1,0 +1,197 @@
+package main
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// The encoders build every line with these appenders into one reused
+// buffer: fmt and encoding/json cost an allocation or a reflection walk per
+// record, which on a multi-million-record trace is most of the run time.
+
+const hexLower = "0123456789abcdef"
+
+// appendTime appends t as RFC 3339 in UTC with exactly seven fractional
+// digits, the 100 ns resolution of every ETW clock, so that equal instants
+// give equal text and the column sorts as text.
+func appendTime(dst []byte, t time.Time) []byte {
+	sec := t.Unix()
+	ns := t.Nanosecond()
+	days := sec / 86400
+	rem := sec % 86400
+	if rem < 0 {
+		rem += 86400
+		days--
+	}
+	y, m, d := civil(days)
+	if y < 0 {
+		dst = append(dst, '-')
+		y = -y
+	}
+	if y < 1000 {
+		dst = append(dst, '0')
+		if y < 100 {
+			dst = append(dst, '0')
+			if y < 10 {
+				dst = append(dst, '0')
+			}
+		}
+	}
+	dst = strconv.AppendInt(dst, y, 10)
+	dst = append(dst, '-')
+	dst = append2(dst, int(m))
+	dst = append(dst, '-')
+	dst = append2(dst, int(d))
+	dst = append(dst, 'T')
+	dst = append2(dst, int(rem/3600))
+	dst = append(dst, ':')
+	dst = append2(dst, int(rem/60%60))
+	dst = append(dst, ':')
+	dst = append2(dst, int(rem%60))
+	dst = append(dst, '.')
+	frac := ns / 100
+	for div := 1000000; div > 0; div /= 10 {
+		dst = append(dst, byte('0'+frac/div%10))
+	}
+	return append(dst, 'Z')
+}
+
+// civil converts days since 1970-01-01 to a proleptic Gregorian date
+// (Hinnant's algorithm), valid far outside the years time.Format handles
+// cheaply.
+func civil(days int64) (year int64, month, day int64) {
+	z := days + 719468
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era--
+	}
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	year = yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	day = doy - (153*mp+2)/5 + 1
+	if mp < 10 {
+		month = mp + 3
+	} else {
+		month = mp - 9
+	}
+	if month <= 2 {
+		year++
+	}
+	return year, month, day
+}
+
+func append2(dst []byte, v int) []byte {
+	return append(dst, byte('0'+v/10), byte('0'+v%10))
+}
+
+// appendGUID appends the lowercase dashed form without braces.
+func appendGUID(dst []byte, g uuid.UUID) []byte {
+	for i, b := range g {
+		switch i {
+		case 4, 6, 8, 10:
+			dst = append(dst, '-')
+		}
+		dst = append(dst, hexLower[b>>4], hexLower[b&15])
+	}
+	return dst
+}
+
+// appendHex16 appends "0x" and exactly 16 hex digits: keywords are masks,
+// and a fixed width lines them up and keeps their bits readable.
+func appendHex16(dst []byte, v uint64) []byte {
+	dst = append(dst, '0', 'x')
+	for s := 60; s >= 0; s -= 4 {
+		dst = append(dst, hexLower[(v>>uint(s))&15])
+	}
+	return dst
+}
+
+// appendHexShort appends "0x" and the hex digits without leading zeros.
+func appendHexShort(dst []byte, v uint64) []byte {
+	dst = append(dst, '0', 'x')
+	n := 1
+	for y := v >> 4; y != 0; y >>= 4 {
+		n++
+	}
+	for i := n - 1; i >= 0; i-- {
+		dst = append(dst, hexLower[(v>>(4*uint(i)))&15])
+	}
+	return dst
+}
+
+// appendHexBytes appends b as lowercase hex digits.
+func appendHexBytes(dst []byte, b []byte) []byte {
+	for _, c := range b {
+		dst = append(dst, hexLower[c>>4], hexLower[c&15])
+	}
+	return dst
+}
+
+func appendUint(dst []byte, v uint64) []byte { return strconv.AppendUint(dst, v, 10) }
+
+// jsonSafe marks the ASCII bytes that go into a JSON string as they are.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendJSONString appends s as a quoted JSON string. Invalid UTF-8 becomes
+// U+FFFD so that every line stays valid JSON whatever a provider wrote.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexLower[c>>4], hexLower[c&15])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 end lines in JavaScript; escaping them keeps
+		// the output safe for consumers that eval or embed it.
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexLower[r&15])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }

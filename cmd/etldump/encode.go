@@ -1,0 +1,65 @@
+package main
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/record"
+)
+
+// desc is what the encoders know about a record beyond its header: the
+// names and the decoded payload. It is filled once per record and reused.
+type desc struct {
+	providerName string
+	eventName    string
+}
+
+// encoder turns records into lines of one output format. Each appends to
+// dst and returns it, so that one buffer serves the whole run.
+type encoder interface {
+	begin(dst []byte) []byte
+	record(dst []byte, r *record.Record, d *desc) []byte
+	end(dst []byte) []byte
+}
+
+// hasDescriptor reports which EVENT_DESCRIPTOR fields the record's header
+// really carries; the others are left out of the output rather than shown
+// as an invented zero.
+type fieldSet uint8
+
+const (
+	hasId fieldSet = 1 << iota
+	hasVersion
+	hasChannel
+	hasLevel
+	hasOpcode
+	hasTask
+	hasKeyword
+	hasActivity
+)
+
+func descriptorFields(t header.Type) fieldSet {
+	switch t {
+	case header.TypeEventHeader32, header.TypeEventHeader64:
+		return hasId | hasVersion | hasChannel | hasLevel | hasOpcode | hasTask | hasKeyword | hasActivity
+	case header.TypeFull32, header.TypeFull64, header.TypeInstance32, header.TypeInstance64:
+		return hasVersion | hasLevel | hasOpcode
+	case header.TypeSystem32, header.TypeSystem64, header.TypeCompact32, header.TypeCompact64,
+		header.TypePerfInfo32, header.TypePerfInfo64:
+		return hasVersion | hasOpcode
+	case header.TypeMessage:
+		return hasId
+	}
+	return 0
+}
+
+// relatedActivity reads the RELATED_ACTIVITYID extended item, when the
+// record carries a well-formed one.
+func relatedActivity(r *record.Record) (uuid.UUID, bool) {
+	it, ok := r.Extended(record.ExtRelatedActivityID)
+	if !ok {
+		return uuid.Nil, false
+	}
+	id, err := it.RelatedActivityID()
+	return id, err == nil
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"github.com/etlkit/etlkit/record"
+)
+
+// jsonlEncoder writes one compact JSON object per record with fixed field
+// names, in a fixed order, so that jq and log pipelines can rely on them.
+type jsonlEncoder struct{}
+
+func (jsonlEncoder) begin(dst []byte) []byte { return dst }
+func (jsonlEncoder) end(dst []byte) []byte   { return dst }
+
+func (jsonlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
+	fs := descriptorFields(r.HeaderType)
+	ed := &r.EventDescriptor
+	dst = append(dst, `{"TimeStamp":"`...)
+	dst = appendTime(dst, r.TimeStamp)
+	dst = append(dst, `","RawTimeStamp":`...)
+	dst = appendInt(dst, r.RawTimeStamp)
+	dst = append(dst, `,"HeaderType":"`...)
+	dst = append(dst, r.HeaderType.String()...)
+	dst = append(dst, `","ProviderId":"`...)
+	dst = appendGUID(dst, r.ProviderId)
+	dst = append(dst, '"')
+	if d.providerName != "" {
+		dst = append(dst, `,"ProviderName":`...)
+		dst = appendJSONString(dst, d.providerName)
+	}
+	if d.eventName != "" {
+		dst = append(dst, `,"EventName":`...)
+		dst = appendJSONString(dst, d.eventName)
+	}
+	if fs&hasId != 0 {
+		dst = append(dst, `,"Id":`...)
+		dst = appendUint(dst, uint64(ed.Id))
+	}
+	if fs&hasVersion != 0 {
+		dst = append(dst, `,"Version":`...)
+		dst = appendUint(dst, uint64(ed.Version))
+	}
+	if fs&hasChannel != 0 {
+		dst = append(dst, `,"Channel":`...)
+		dst = appendUint(dst, uint64(ed.Channel))
+	}
+	if fs&hasLevel != 0 {
+		dst = append(dst, `,"Level":`...)
+		dst = appendUint(dst, uint64(ed.Level))
+	}
+	if fs&hasOpcode != 0 {
+		dst = append(dst, `,"Opcode":`...)
+		dst = appendUint(dst, uint64(ed.Opcode))
+	}
+	if fs&hasTask != 0 {
+		dst = append(dst, `,"Task":`...)
+		dst = appendUint(dst, uint64(ed.Task))
+	}
+	if fs&hasKeyword != 0 {
+		dst = append(dst, `,"Keyword":"`...)
+		dst = appendHex16(dst, ed.Keyword)
+		dst = append(dst, '"')
+	}
+	if r.HasThreadProcess {
+		dst = append(dst, `,"ProcessId":`...)
+		dst = appendUint(dst, uint64(r.ProcessId))
+		dst = append(dst, `,"ThreadId":`...)
+		dst = appendUint(dst, uint64(r.ThreadId))
+	}
+	dst = append(dst, `,"ProcessorNumber":`...)
+	dst = appendUint(dst, uint64(r.ProcessorNumber))
+	if fs&hasActivity != 0 {
+		dst = append(dst, `,"ActivityId":"`...)
+		dst = appendGUID(dst, r.ActivityId)
+		dst = append(dst, '"')
+	}
+	if id, ok := relatedActivity(r); ok {
+		dst = append(dst, `,"RelatedActivityId":"`...)
+		dst = appendGUID(dst, id)
+		dst = append(dst, '"')
+	}
+	dst = append(dst, `,"Flags":`...)
+	dst = appendUint(dst, uint64(r.Flags))
+	if len(r.UserData) > 0 {
+		dst = append(dst, `,"UserData":"`...)
+		dst = appendHexBytes(dst, r.UserData)
+		dst = append(dst, '"')
+	}
+	return append(dst, '}', '\n')
+}

@@ -1,0 +1,96 @@
+// Command etldump prints the records of Windows ETW trace logs (.etl) as
+// text, JSON lines, CSV or tracerpt-style XML, filtered the way an ETW
+// session would have filtered them, with several files merged onto one
+// timeline.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/etlkit/etlkit/etl"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitDamaged = 1
+	exitFatal   = 2
+)
+
+func main() {
+	// With SIGPIPE ignored a write to a closed pipe returns EPIPE instead
+	// of killing the process, so that `etldump x.etl | head -1` ends with
+	// status 0 and no message.
+	signal.Ignore(syscall.SIGPIPE)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the whole program with its streams passed in, so that tests drive
+// it in-process.
+func run(args []string, stdout, stderr io.Writer) int {
+	opts, p, err := parseOptions(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "etldump: %v\n", err)
+		return exitFatal
+	}
+	if opts.help {
+		io.WriteString(stdout, p.usage())
+		return exitOK
+	}
+	if len(opts.files) == 0 {
+		fmt.Fprintln(stderr, "etldump: no input file: etldump [flags] FILE... (etldump --help lists the flags)")
+		return exitFatal
+	}
+	out := stdout
+	if opts.output != "" && opts.output != "-" {
+		f, err := os.Create(opts.output)
+		if err != nil {
+			fmt.Fprintf(stderr, "etldump: -o %s: %v\n", opts.output, pathReason(err))
+			return exitFatal
+		}
+		defer f.Close()
+		out = f
+	}
+	d := &dumper{opts: opts, stderr: stderr, w: bufio.NewWriterSize(out, 256<<10)}
+	status := d.dump()
+	if err := d.w.Flush(); err != nil && !isClosedPipe(err) && d.err == nil {
+		d.err = err
+	}
+	if d.err != nil && !isClosedPipe(d.err) {
+		fmt.Fprintf(stderr, "etldump: writing output: %v\n", d.err)
+		return exitFatal
+	}
+	return status
+}
+
+// isClosedPipe reports the error a write gets once the reader has gone,
+// which ends the run quietly: `| head` wanted no more.
+func isClosedPipe(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe)
+}
+
+// pathReason strips the path an *fs.PathError repeats, since every message
+// already starts with the file name.
+func pathReason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// fileMessage is the one-line report of a file that cannot be read.
+func fileMessage(name string, err error) string {
+	var fe *etl.FormatError
+	if errors.As(err, &fe) {
+		return fmt.Sprintf("etldump: %s: %v", name, fe)
+	}
+	return fmt.Sprintf("etldump: %s: offset 0x0: %v", name, pathReason(err))
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/etlkit/etlkit/internal/samples"
+)
+
+func runCmd(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestJSONLOneObjectPerRecord(t *testing.T) {
+	path := samples.Path(t, "win11-sih.etl")
+	out, errs, code := runCmd(t, "--format", "jsonl", path)
+	require.Equal(t, 0, code, errs)
+	assert.Empty(t, errs)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Len(t, lines, 12)
+	var first map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &first))
+	assert.Equal(t, "2023-04-22T10:47:24.3632943Z", first["TimeStamp"])
+	assert.Equal(t, "SYSTEM64", first["HeaderType"])
+	assert.Equal(t, "68fdd900-4a3e-11d1-84f4-0000f80464e3", first["ProviderId"])
+	assert.EqualValues(t, 6412, first["ProcessId"])
+	assert.EqualValues(t, 3240, first["ThreadId"])
+	assert.EqualValues(t, 1944427877538, first["RawTimeStamp"])
+	for _, l := range lines {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		if m["HeaderType"] == "EVENT_HEADER64" {
+			assert.Regexp(t, `^0x[0-9a-f]{16}$`, m["Keyword"])
+			assert.Contains(t, m, "Id")
+		}
+	}
+}
+
+func TestUnreadableFileIsOneLineAndExit2(t *testing.T) {
+	path := samples.Path(t, "corrupt-zero-bytes-replaced.etl")
+	out, errs, code := runCmd(t, path)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Equal(t, 1, strings.Count(errs, "\n"))
+	assert.True(t, strings.HasPrefix(errs, "etldump: "+path+": offset 0x48: "), errs)
+}
+
+func TestMissingFile(t *testing.T) {
+	_, errs, code := runCmd(t, "no-such-file.etl")
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "etldump: no-such-file.etl: offset 0x0: no such file or directory\n", errs)
+}
+
+// pipeWriter takes n bytes and then fails as a pipe whose reader has gone.
+type pipeWriter struct{ n int }
+
+func (p *pipeWriter) Write(b []byte) (int, error) {
+	if p.n <= 0 {
+		return 0, syscall.EPIPE
+	}
+	p.n -= len(b)
+	return len(b), nil
+}
+
+func TestClosedPipeEndsQuietly(t *testing.T) {
+	path := samples.Path(t, "net452-x64-merged-compressed.etl")
+	var errb bytes.Buffer
+	code := run([]string{path}, &pipeWriter{n: 1}, &errb)
+	assert.Equal(t, 0, code)
+	assert.Empty(t, errb.String())
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/record"
+)
+
+// textEncoder writes one line per record for people and for awk: columns
+// separated by one space, none of them empty (a "-" stands for what the
+// record does not carry), then the payload fields as name=value.
+//
+//	TIME CPU PID/TID PROVIDER/EVENT LEVEL KEYWORD FIELDS...
+type textEncoder struct{}
+
+func (textEncoder) begin(dst []byte) []byte { return dst }
+func (textEncoder) end(dst []byte) []byte   { return dst }
+
+func (textEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
+	fs := descriptorFields(r.HeaderType)
+	ed := &r.EventDescriptor
+	dst = appendTime(dst, r.TimeStamp)
+	dst = append(dst, ' ')
+	dst = appendUint(dst, uint64(r.ProcessorNumber))
+	dst = append(dst, ' ')
+	if r.HasThreadProcess {
+		dst = appendUint(dst, uint64(r.ProcessId))
+		dst = append(dst, '/')
+		dst = appendUint(dst, uint64(r.ThreadId))
+	} else {
+		dst = append(dst, '-')
+	}
+	dst = append(dst, ' ')
+	dst = appendEventLabel(dst, r, d, fs)
+	dst = append(dst, ' ')
+	if fs&hasLevel != 0 {
+		dst = appendLevel(dst, ed.Level)
+	} else {
+		dst = append(dst, '-')
+	}
+	dst = append(dst, ' ')
+	if fs&hasKeyword != 0 {
+		dst = appendHexShort(dst, ed.Keyword)
+	} else {
+		dst = append(dst, '-')
+	}
+	if len(r.UserData) > 0 {
+		dst = append(dst, " data=0x"...)
+		dst = appendHexBytes(dst, r.UserData)
+	}
+	return append(dst, '\n')
+}
+
+// appendEventLabel appends PROVIDER/EVENT with names when known. Without a
+// name the event is shown the way TraceEvent shows unknown ones,
+// EventID(n) or Opcode(n), so that the label is never empty and never
+// contains a space.
+func appendEventLabel(dst []byte, r *record.Record, d *desc, fs fieldSet) []byte {
+	if d.providerName != "" {
+		dst = appendNoSpace(dst, d.providerName)
+	} else {
+		dst = appendGUID(dst, r.ProviderId)
+	}
+	dst = append(dst, '/')
+	switch {
+	case d.eventName != "":
+		dst = appendNoSpace(dst, d.eventName)
+	case fs&hasTask != 0 || r.HeaderType == header.TypeMessage:
+		dst = append(dst, "EventID("...)
+		dst = appendUint(dst, uint64(r.EventDescriptor.Id))
+		dst = append(dst, ')')
+	default:
+		dst = append(dst, "Opcode("...)
+		dst = appendUint(dst, uint64(r.EventDescriptor.Opcode))
+		dst = append(dst, ')')
+	}
+	return dst
+}
+
+// appendNoSpace keeps a name inside its column: white space and control
+// characters become '_'.
+func appendNoSpace(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c == 0x7f {
+			c = '_'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+func appendLevel(dst []byte, l uint8) []byte {
+	return appendUint(dst, uint64(l))
+}
