@@ -16,7 +16,7 @@ import (
 
 // MaxFileSeed bounds a whole-file seed so that fuzzing stays quick; larger
 // traces contribute their first bytes.
-const MaxFileSeed = 256 << 10
+const MaxFileSeed = 64 << 10
 
 func repoDir() string {
 	_, file, _, _ := runtime.Caller(0)
