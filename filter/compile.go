@@ -11,23 +11,21 @@ import (
 
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
 // Lookup reads what judging a record needs beyond its header: the provider
 // name and group from the provider traits, and the TraceLogging event name.
 // Each function reports false when the record has no such thing. They are
 // called only by filters that need them, and Match allocates nothing only
-// if they allocate nothing.
+// if they allocate nothing. A nil function takes the default: the record's
+// provider-traits item for the provider name and group, and its
+// EVENT_SCHEMA_TL metadata, parsed once per distinct blob, for the event
+// name.
 type Lookup struct {
 	ProviderName  func(r *record.Record) (string, bool)
 	ProviderGroup func(r *record.Record) (uuid.UUID, bool)
 	EventName     func(r *record.Record) (string, bool)
-}
-
-// DefaultLookup is used for every function Options.Lookup leaves nil.
-var DefaultLookup = Lookup{
-	ProviderName:  traitsProviderName,
-	ProviderGroup: traitsProviderGroup,
 }
 
 // Options are what compiling needs besides the sessions.
@@ -35,7 +33,7 @@ type Options struct {
 	// TraceStart is the trace start (UTC) that relative time bounds count
 	// from; it is required only when a session has one.
 	TraceStart time.Time
-	// Lookup overrides DefaultLookup, function by function.
+	// Lookup overrides the default lookups, function by function.
 	Lookup Lookup
 }
 
@@ -171,13 +169,13 @@ var ErrGroupFilter = errors.New("event-id, event-name and payload filters do not
 func Compile(opts Options, sessions ...Session) (*Filter, error) {
 	f := &Filter{lookup: opts.Lookup}
 	if f.lookup.ProviderName == nil {
-		f.lookup.ProviderName = DefaultLookup.ProviderName
+		f.lookup.ProviderName = traitsProviderName
 	}
 	if f.lookup.ProviderGroup == nil {
-		f.lookup.ProviderGroup = DefaultLookup.ProviderGroup
+		f.lookup.ProviderGroup = traitsProviderGroup
 	}
 	if f.lookup.EventName == nil {
-		f.lookup.EventName = DefaultLookup.EventName
+		f.lookup.EventName = schemaEventName(tracelogging.NewCache(0, 0))
 	}
 	for i := range sessions {
 		cs, err := f.compileSession(&sessions[i], opts.TraceStart)
@@ -235,14 +233,8 @@ func (f *Filter) addProvider(cs *csession, p *ProviderSpec) error {
 	}
 	e := &entry{en: p.Enablement(), ids: newIDSet(p.EventIDs.IDs, p.EventIDs.Exclude), names: newNameSet(p.EventNames)}
 	e.scoped = e.ids != nil || e.names != nil
-	if e.names != nil && f.lookup.EventName == nil {
-		return fmt.Errorf("provider %s: event-name filter needs an event-name lookup (Options.Lookup.EventName)", label)
-	}
 	switch {
 	case p.Group:
-		if f.lookup.ProviderGroup == nil {
-			return fmt.Errorf("provider group %s: needs a provider-group lookup (Options.Lookup.ProviderGroup)", label)
-		}
 		for _, g := range cs.groups {
 			if g.id == p.ID {
 				return fmt.Errorf("provider group %s: enabled twice in one session", label)
@@ -257,9 +249,6 @@ func (f *Filter) addProvider(cs *csession, p *ProviderSpec) error {
 		}
 		cs.byID = append(cs.byID, keyedEntry{id: p.ID, e: e})
 	default:
-		if f.lookup.ProviderName == nil {
-			return fmt.Errorf("provider %s: a provider named by name needs a provider-name lookup (Options.Lookup.ProviderName)", label)
-		}
 		for _, n := range cs.byName {
 			if strings.EqualFold(n.name, p.Name) {
 				return fmt.Errorf("provider %s: enabled twice in one session", label)
@@ -278,9 +267,6 @@ func (f *Filter) compileScope(s *Session, start time.Time) (scope, bool, error) 
 		channels: newByteSet(s.Channels),
 		versions: newByteSet(s.Versions),
 		tasks:    newIDSet(s.Tasks, false),
-	}
-	if sc.names != nil && f.lookup.EventName == nil {
-		return sc, false, errors.New("event-name filter needs an event-name lookup (Options.Lookup.EventName)")
 	}
 	if len(s.ProcessIDs) > 0 {
 		sc.pids = slices.Clone(s.ProcessIDs)

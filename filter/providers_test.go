@@ -216,13 +216,3 @@ func TestCompileErrors(t *testing.T) {
 		t.Errorf("error %v does not name session 1", err)
 	}
 }
-
-func TestEventNameFilterNeedsALookup(t *testing.T) {
-	saved := DefaultLookup.EventName
-	DefaultLookup.EventName = nil
-	defer func() { DefaultLookup.EventName = saved }()
-	_, err := Compile(Options{}, Session{EventNames: NameFilter{Names: []string{"Start"}}})
-	if err == nil || !strings.Contains(err.Error(), "event-name lookup") {
-		t.Errorf("Compile error = %v, want one asking for an event-name lookup", err)
-	}
-}

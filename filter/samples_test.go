@@ -1,16 +1,21 @@
 package filter_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/filter"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
 // sampleFiles lists every trace in the samples folder, wrapped ones
@@ -214,6 +219,119 @@ func TestSamplesTimeSplit(t *testing.T) {
 		}
 		if b.passing == 0 || a.passing == 0 {
 			t.Errorf("%s split at +%v: one side is empty (%d, %d)", name, mid, b.passing, a.passing)
+		}
+	}
+}
+
+// traitsOf reads the provider name and group GUID from a record's
+// provider-traits item by hand, for the plain loops below.
+func traitsOf(r *record.Record) (name string, group uuid.UUID, hasGroup bool) {
+	it, ok := r.Extended(record.ExtProviderTraits)
+	if !ok {
+		return "", uuid.Nil, false
+	}
+	b := it.Data[:binary.LittleEndian.Uint16(it.Data)]
+	end := 2 + bytes.IndexByte(b[2:], 0)
+	name = string(b[2:end])
+	for t := b[end+1:]; len(t) >= 3; t = t[binary.LittleEndian.Uint16(t):] {
+		if t[2] == 1 {
+			return name, record.GUID(t[3:]), true
+		}
+	}
+	return name, uuid.Nil, false
+}
+
+// The telemetry provider group, which the LxCore provider in
+// lxcore-tracelogging.etl declares in its traits.
+var telemetryGroup = uuid.MustParse("4f50731a-89cf-4782-b3e0-dce8c90476ba")
+
+func TestSamplesProviderNamesAndGroups(t *testing.T) {
+	lxcore := uuid.MustParse("0cd1c309-0878-4515-83db-749843b3f5c9")
+	cases := []struct {
+		sample string
+		s      filter.Session
+		plain  func(r *record.Record) bool
+		want   int
+	}{
+		{"win11-waasmedic.etl", filter.Session{Providers: []filter.ProviderSpec{{Name: "microsoft.windows.waasmedic.local"}}},
+			func(r *record.Record) bool { n, _, _ := traitsOf(r); return n == "Microsoft.Windows.WaaSMedic.Local" }, 17},
+		{"win11-waasmedic.etl", filter.Session{Providers: []filter.ProviderSpec{{Name: "Microsoft.Windows.WaaSMedic.Local", Level: 3}}},
+			func(r *record.Record) bool {
+				n, _, _ := traitsOf(r)
+				return n == "Microsoft.Windows.WaaSMedic.Local" && r.EventDescriptor.Level <= 3
+			}, 1},
+		{"diaghub-user-paged.etl", filter.Session{Providers: []filter.ProviderSpec{
+			{Name: "Microsoft-Diagnostics-DiagnosticSource", MatchAny: 0x1}}},
+			func(r *record.Record) bool {
+				n, _, _ := traitsOf(r)
+				return n == "Microsoft-Diagnostics-DiagnosticSource" && r.EventDescriptor.Keyword&0x1 != 0
+			}, 80},
+		{"lxcore-tracelogging.etl", filter.Session{Providers: []filter.ProviderSpec{{Group: true, ID: telemetryGroup}}},
+			func(r *record.Record) bool { _, g, ok := traitsOf(r); return ok && g == telemetryGroup }, 2},
+		{"lxcore-tracelogging.etl", filter.Session{Providers: []filter.ProviderSpec{
+			{Group: true, ID: telemetryGroup, Disallow: []uuid.UUID{lxcore}}}},
+			func(*record.Record) bool { return false }, 0},
+		{"lxcore-tracelogging.etl", filter.Session{Providers: []filter.ProviderSpec{
+			{Group: true, ID: telemetryGroup, Disallow: []uuid.UUID{lxcore}}, {ID: lxcore, Level: 2}}},
+			func(r *record.Record) bool { return r.ProviderId == lxcore && r.EventDescriptor.Level <= 2 }, 2},
+		{"lxcore-tracelogging.etl", filter.Session{Providers: []filter.ProviderSpec{{Group: true, ID: telemetryGroup, Level: 1}}},
+			func(*record.Record) bool { return false }, 0},
+	}
+	for _, c := range cases {
+		f, err := filter.Compile(filter.Options{}, c.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want, ok := countSample(t, samples.Path(t, c.sample), f, c.plain)
+		if !ok {
+			t.Fatalf("%s did not open", c.sample)
+		}
+		if got.passing != want.passing || got.passing != c.want {
+			t.Errorf("%s with %+v: filter passes %d, plain loop %d, want %d", c.sample, c.s.Providers, got.passing, want.passing, c.want)
+		}
+	}
+}
+
+func TestSamplesEventNames(t *testing.T) {
+	nameOf := func(r *record.Record) (string, bool) {
+		it, ok := r.Extended(record.ExtEventSchemaTL)
+		if !ok {
+			return "", false
+		}
+		s, err := tracelogging.ParseSchema(it.Data)
+		if err != nil {
+			return "", false
+		}
+		return s.Name, true
+	}
+	cases := []struct {
+		sample string
+		names  filter.NameFilter
+		want   int
+	}{
+		{"win11-waasmedic.etl", filter.NameFilter{Names: []string{"Warning"}}, 1},
+		{"win11-waasmedic.etl", filter.NameFilter{Names: []string{"Info", "Warning"}}, 17},
+		// Records without a name (the header and kernel records) pass an
+		// exclude list.
+		{"win11-waasmedic.etl", filter.NameFilter{Names: []string{"Info"}, Exclude: true}, 5},
+		{"sonde-tracelogging.etl", filter.NameFilter{Names: []string{`event crates\sonde-gateway\src\modem.rs:583`}}, 3},
+		{"diaghub-user-paged.etl", filter.NameFilter{Names: []string{"Activity2Start", "Activity2Stop"}}, 165},
+	}
+	for _, c := range cases {
+		f, err := filter.Compile(filter.Options{}, filter.Session{EventNames: c.names})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := func(r *record.Record) bool {
+			n, ok := nameOf(r)
+			return ok && slices.Contains(c.names.Names, n) != c.names.Exclude || !ok && c.names.Exclude
+		}
+		got, want, ok := countSample(t, samples.Path(t, c.sample), f, plain)
+		if !ok {
+			t.Fatalf("%s did not open", c.sample)
+		}
+		if got.passing != want.passing || got.passing != c.want {
+			t.Errorf("%s with %+v: filter passes %d, plain loop %d, want %d", c.sample, c.names, got.passing, want.passing, c.want)
 		}
 	}
 }

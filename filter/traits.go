@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
 // traitGroup is EtwProviderTraitTypeGroup: the trait holds the provider
@@ -71,4 +72,21 @@ func traitsProviderGroup(r *record.Record) (uuid.UUID, bool) {
 		i += size
 	}
 	return uuid.Nil, false
+}
+
+// schemaEventName reads TraceLogging event names from the EVENT_SCHEMA_TL
+// item through a schema cache, so that each distinct event's metadata is
+// parsed once and later lookups allocate nothing.
+func schemaEventName(c *tracelogging.Cache) func(r *record.Record) (string, bool) {
+	return func(r *record.Record) (string, bool) {
+		it, ok := r.Extended(record.ExtEventSchemaTL)
+		if !ok {
+			return "", false
+		}
+		s, err := c.Schema(it.Data)
+		if err != nil {
+			return "", false
+		}
+		return s.Name, true
+	}
 }
