@@ -59,6 +59,9 @@ func (b *Buffer) Records() []byte {
 	return b.Data[HeaderSize:]
 }
 
+// MaxSessionBufferSize is the largest buffer ETW allocates (16 MiB).
+const MaxSessionBufferSize = 16 << 20
+
 // Walker reads the buffers of an ETL file one after another, stepping by
 // each buffer's own BufferSize.
 type Walker struct {
@@ -74,9 +77,19 @@ type Walker struct {
 	// SessionBufferSize, when set, lets the walk step over a buffer whose
 	// BufferSize is damaged in an uncompressed file.
 	SessionBufferSize uint32
+	// MaxBufferSize bounds the decompressed size of a compressed buffer: a
+	// decompressed buffer never exceeds the session's buffer size, and the
+	// bound keeps a few hostile bytes from asking for gigabytes. Zero means
+	// MaxSessionBufferSize.
+	MaxBufferSize uint32
 	// ZeroTail is set when the walk ended at a buffer whose BufferSize is 0,
 	// which is how a preallocated file's unused tail looks.
 	ZeroTail bool
+	// HeadersOnly makes Next stop after the buffer header: b.Data stays
+	// empty and the checks that need the records (decompression, Offset
+	// against BufferSize) are left to reading the buffer itself, with a
+	// Loader. A scan that only locates buffers then reads 0x48 bytes each.
+	HeadersOnly bool
 }
 
 // NewWalker walks the buffers of r, which holds size bytes.
@@ -156,6 +169,9 @@ func (w *Walker) Next(b *Buffer) error {
 	} else if int64(h.BufferSize) > stored {
 		b.Truncated = true
 	}
+	if w.HeadersOnly {
+		return nil
+	}
 	if h.Compressed() {
 		return w.readCompressed(b, off, index, avail)
 	}
@@ -204,6 +220,13 @@ func (w *Walker) readCompressed(b *Buffer, off int64, index int, avail int64) er
 	w.raw = grow(w.raw, n)
 	if _, err := w.r.ReadAt(w.raw, off+HeaderSize); err != nil && !errors.Is(err, io.EOF) {
 		return Errorf(off, index, ErrTruncated, "reading compressed buffer: %v", err)
+	}
+	limit := w.MaxBufferSize
+	if limit == 0 || limit > MaxSessionBufferSize {
+		limit = MaxSessionBufferSize
+	}
+	if h.Offset > limit {
+		return Errorf(off, index, ErrMalformed, "compressed buffer claims 0x%x bytes decompressed, more than the 0x%x-byte buffer size", h.Offset, limit)
 	}
 	want := int(h.Offset) - HeaderSize
 	b.Data = grow(w.data, HeaderSize+want)

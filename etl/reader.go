@@ -223,6 +223,7 @@ func (r *Reader) newWalker() *buffer.Walker {
 	if r.hdr.LogFileMode&header.ModeCompressed == 0 {
 		w.SessionBufferSize = r.hdr.BufferSize
 	}
+	w.MaxBufferSize = max(r.hdr.BufferSize, 64<<10)
 	return w
 }
 
