@@ -42,10 +42,12 @@ func benchFileOrder(b *testing.B, name string) {
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(records), "allocs/record")
 }
 
-func BenchmarkFileOrderKernel(b *testing.B)     { benchFileOrder(b, "shutdown-kernel.etl") }
-func BenchmarkFileOrderManifest(b *testing.B)   { benchFileOrder(b, "diaghub-user-paged.etl") }
-func BenchmarkFileOrderClassic(b *testing.B)    { benchFileOrder(b, "diaghub-classic.etl") }
-func BenchmarkFileOrderCompressed(b *testing.B) { benchFileOrder(b, "net452-x64-merged-compressed.etl") }
+func BenchmarkFileOrderKernel(b *testing.B)   { benchFileOrder(b, "shutdown-kernel.etl") }
+func BenchmarkFileOrderManifest(b *testing.B) { benchFileOrder(b, "diaghub-user-paged.etl") }
+func BenchmarkFileOrderClassic(b *testing.B)  { benchFileOrder(b, "diaghub-classic.etl") }
+func BenchmarkFileOrderCompressed(b *testing.B) {
+	benchFileOrder(b, "net452-x64-merged-compressed.etl")
+}
 
 // TestFileOrderDoesNotAllocatePerRecord pins the zero-allocation hot path:
 // a whole pass over 17k records costs a fixed handful of allocations.
