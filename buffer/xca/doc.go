@@ -10,7 +10,8 @@
 // caller compares n with the size it expected. Damage inside the stream
 // (bad offset, a token cut short, more output than dst can hold) is always
 // an error. Decoders never write past len(dst), never allocate, and finish in
-// time bounded by len(src)+len(dst).
+// time bounded by len(src)+len(dst). Bytes of dst beyond the returned count
+// may have been overwritten: fixed-width copies are faster than exact ones.
 package xca
 
 import (

@@ -48,7 +48,16 @@ func DecompressLZ77(dst, src []byte) (int, error) {
 			if k > len(dst)-op {
 				return op, ErrOutputOverflow
 			}
-			copy(dst[op:op+k], src[ip:ip+k])
+			if k <= 16 && len(src)-ip >= 16 && len(dst)-op >= 16 {
+				// Short runs dominate; two fixed 8-byte moves are cheaper
+				// than a memmove call. Bytes past k are overwritten later.
+				d := dst[op : op+16 : op+16]
+				s := src[ip : ip+16 : ip+16]
+				binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(s))
+				binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[8:]))
+			} else {
+				copy(dst[op:op+k], src[ip:ip+k])
+			}
 			op += k
 			ip += k
 			if uint(k) < run {
@@ -124,7 +133,25 @@ func DecompressLZ77(dst, src []byte) (int, error) {
 			return op, ErrOutputOverflow
 		}
 		n := int(length)
-		copyMatch(dst, op, off, n)
+		if off >= 8 && n <= 32 && len(dst)-op >= 32 {
+			// Short match with room to spare: 8-byte moves, each reading
+			// only bytes already final since off >= 8. Bytes written past
+			// n are overwritten by later output.
+			d := dst[op : op+32 : op+32]
+			s := dst[op-off : op-off+32 : op-off+32]
+			binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(s))
+			if n > 8 {
+				binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(s[8:]))
+				if n > 16 {
+					binary.LittleEndian.PutUint64(d[16:], binary.LittleEndian.Uint64(s[16:]))
+					if n > 24 {
+						binary.LittleEndian.PutUint64(d[24:], binary.LittleEndian.Uint64(s[24:]))
+					}
+				}
+			}
+		} else {
+			copyMatch(dst, op, off, n)
+		}
 		op += n
 	}
 }

@@ -298,3 +298,30 @@ func TestDecompressLZ77Errors(t *testing.T) {
 		})
 	}
 }
+
+func TestDecompressLZ77ShortCopies(t *testing.T) {
+	// Every short offset/length pair, once with dst ending right after the
+	// match and once with room to spare, so both the fixed-width fast
+	// paths and the exact copies are used; a byte loop gives the expected
+	// output.
+	prefix := []byte("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefgh")
+	for off := 1; off <= 40; off++ {
+		for n := 3; n <= 40; n++ {
+			want := append([]byte{}, prefix...)
+			for i := 0; i < n; i++ {
+				want = append(want, want[len(want)-off])
+			}
+			for _, tail := range []string{"", "+-"} {
+				w := append(append([]byte{}, want...), tail...)
+				src := newLZ77Builder().lit(string(prefix)).match(off, n).lit(tail).bytes()
+				for _, spare := range []int{0, 40} {
+					dst := make([]byte, len(w)+spare)
+					got, err := DecompressLZ77(dst, src)
+					require.NoError(t, err)
+					require.Equal(t, len(w), got)
+					require.Equal(t, w, dst[:got], "off %d len %d tail %q spare %d", off, n, tail, spare)
+				}
+			}
+		}
+	}
+}

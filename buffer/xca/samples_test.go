@@ -110,3 +110,51 @@ func TestDecompressLZ77Samples(t *testing.T) {
 	}
 	t.Logf("%d compressed buffers checked", total)
 }
+
+// The other two formats must reject Plain LZ77 data without panicking or
+// writing past dst; producing the expected length by chance would be
+// suspicious, so that is checked too.
+func TestOtherDecodersOnLZ77Samples(t *testing.T) {
+	var d HuffmanDecoder
+	for _, name := range compressedSamples {
+		t.Run(name, func(t *testing.T) {
+			bufs := compressedBuffers(t, readSample(t, name))
+			huffErrs, lzntErrs := 0, 0
+			for _, b := range bufs {
+				dst := make([]byte, b.size+1)
+				guard := dst[b.size:]
+				guard[0] = 0x5A
+				n, err := d.Decompress(dst[:b.size], b.data)
+				require.True(t, err != nil || n != b.size, "Huffman decoded LZ77 buffer at 0x%x", b.at)
+				require.LessOrEqual(t, n, b.size)
+				if err != nil {
+					require.ErrorIs(t, err, ErrCorrupt)
+					huffErrs++
+				}
+				n, err = DecompressLZNT1(dst[:b.size], b.data)
+				require.True(t, err != nil || n != b.size, "LZNT1 decoded LZ77 buffer at 0x%x", b.at)
+				require.LessOrEqual(t, n, b.size)
+				if err != nil {
+					require.ErrorIs(t, err, ErrCorrupt)
+					lzntErrs++
+				}
+				require.Equal(t, byte(0x5A), guard[0], "wrote past dst")
+			}
+			t.Logf("%d buffers: Huffman errors %d, LZNT1 errors %d (others returned a wrong length)", len(bufs), huffErrs, lzntErrs)
+		})
+	}
+}
+
+func TestCompressLZ77Samples(t *testing.T) {
+	raw := readSample(t, "net452-x64-merged-compressed.etl")
+	in, out := 0, 0
+	for _, b := range compressedBuffers(t, raw) {
+		plain := make([]byte, b.size)
+		_, err := DecompressLZ77(plain, b.data)
+		require.NoError(t, err)
+		c := roundTripLZ77(t, plain)
+		in += len(plain)
+		out += len(c)
+	}
+	t.Logf("re-compressed %d -> %d bytes (ratio %.2f)", in, out, float64(in)/float64(out))
+}
