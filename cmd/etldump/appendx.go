@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/google/uuid"
 )
@@ -145,6 +146,15 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 // appendJSONString appends s as a quoted JSON string. Invalid UTF-8 becomes
 // U+FFFD so that every line stays valid JSON whatever a provider wrote.
 func appendJSONString(dst []byte, s string) []byte {
+	return appendJSONBytes(dst, bytesOf(s))
+}
+
+// bytesOf views a string's bytes without copying them; the appenders only
+// read them.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// appendJSONBytes is appendJSONString for text held in a byte slice.
+func appendJSONBytes(dst []byte, s []byte) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -171,7 +181,7 @@ func appendJSONString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := utf8.DecodeRune(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)

@@ -5,12 +5,22 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/filter"
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/record"
 )
 
-// dumper runs one invocation: it opens the inputs, walks their records and
-// hands each to the encoder.
+// input is one opened file of the command line.
+type input struct {
+	name string
+	f    *etl.File
+}
+
+// dumper runs one invocation: it opens the inputs, walks their records in
+// the chosen order, filters them and hands them to the output.
 type dumper struct {
 	opts   *options
 	stderr io.Writer
@@ -18,6 +28,11 @@ type dumper struct {
 	line   []byte // reused for every record
 	err    error  // the first write error
 	status int
+
+	inputs   []*input
+	filter   *filter.Filter
+	describe *describer
+	progress *progress
 }
 
 func (d *dumper) fail(status int) {
@@ -25,18 +40,7 @@ func (d *dumper) fail(status int) {
 }
 
 func (d *dumper) dump() int {
-	var enc encoder
-	switch d.opts.format {
-	case "jsonl", "json":
-		enc = jsonlEncoder{}
-	default:
-		enc = textEncoder{}
-	}
-	d.line = make([]byte, 0, 4096)
-	if !d.write(enc.begin(d.line[:0])) {
-		return d.status
-	}
-	var ds desc
+	defer d.closeInputs()
 	for _, name := range d.opts.files {
 		f, err := etl.Open(name)
 		if err != nil {
@@ -44,26 +48,117 @@ func (d *dumper) dump() int {
 			d.fail(exitFatal)
 			continue
 		}
-		stopped := false
-		for r, err := range f.Records() {
-			if err != nil {
-				continue
-			}
-			if !d.write(enc.record(d.line[:0], r, &ds)) {
-				stopped = true
-				break
-			}
-		}
-		if !stopped {
-			d.reportDamage(name, f.Stats())
-		}
-		f.Close()
-		if stopped {
+		d.inputs = append(d.inputs, &input{name: name, f: f})
+	}
+	if len(d.inputs) == 0 {
+		return d.status
+	}
+	d.line = make([]byte, 0, 4096)
+	if d.opts.view == "header" {
+		d.printHeaders()
+		return d.status
+	}
+	if d.opts.filtered {
+		flt, err := filter.Compile(filter.Options{TraceStart: d.traceStart()}, d.opts.session)
+		if err != nil {
+			fmt.Fprintf(d.stderr, "etldump: filter: %v\n", err)
+			d.fail(exitFatal)
 			return d.status
 		}
+		d.filter = flt
 	}
-	d.write(enc.end(d.line[:0]))
+	d.progress = newProgress(d.opts.progress, d.stderr, d.inputs)
+	switch d.opts.view {
+	case "count":
+		d.count()
+	case "stats":
+		d.stats()
+	default:
+		d.records()
+	}
+	d.progress.finish()
+	if d.err == nil {
+		for _, in := range d.inputs {
+			d.reportDamage(in.name, in.f.Stats())
+		}
+	}
 	return d.status
+}
+
+func (d *dumper) closeInputs() {
+	for _, in := range d.inputs {
+		in.f.Close()
+	}
+}
+
+// traceStart is the start of the earliest input: relative --from and --to
+// count from it.
+func (d *dumper) traceStart() time.Time {
+	var start time.Time
+	for _, in := range d.inputs {
+		t := header.FileTimeToTime(in.f.Header().StartTime)
+		if start.IsZero() || t.Before(start) {
+			start = t
+		}
+	}
+	return start
+}
+
+// each calls fn with every record that passes the filter, in the chosen
+// order, until fn returns false.
+func (d *dumper) each(fn func(r *record.Record) bool) {
+	n := 0
+	for r, err := range d.ordered() {
+		if n++; n&4095 == 0 {
+			d.progress.tick()
+		}
+		if err != nil {
+			continue
+		}
+		if d.filter != nil && !d.filter.Match(r) {
+			continue
+		}
+		if !fn(r) {
+			return
+		}
+	}
+}
+
+func (d *dumper) records() {
+	var enc encoder
+	switch d.opts.format {
+	case "jsonl":
+		enc = jsonlEncoder{}
+	case "csv":
+		enc = &csvEncoder{}
+	case "xml":
+		enc = &xmlEncoder{}
+	default:
+		enc = &textEncoder{}
+	}
+	d.describe = newDescriber(true)
+	if !d.write(enc.begin(d.line[:0])) {
+		return
+	}
+	var ds desc
+	stopped := false
+	d.each(func(r *record.Record) bool {
+		d.describe.describe(r, &ds)
+		if !d.write(enc.record(d.line[:0], r, &ds)) {
+			stopped = true
+			return false
+		}
+		return true
+	})
+	if !stopped {
+		d.write(enc.end(d.line[:0]))
+	}
+}
+
+func (d *dumper) count() {
+	n := 0
+	d.each(func(*record.Record) bool { n++; return true })
+	d.write(append(appendUint(d.line[:0], uint64(n)), '\n'))
 }
 
 // write hands one encoded piece to the buffered writer and keeps the grown
@@ -118,19 +213,25 @@ func damageSummary(name string, st *etl.Stats) string {
 	var off int64
 	first := ""
 	if len(st.Errors) > 0 {
-		fe := st.Errors[0]
-		off = fe.Offset
-		first = fe.Reason
-		if fe.Buffer >= 0 {
-			first = fmt.Sprintf("buffer %d: %s", fe.Buffer, first)
-		}
-		if fe.Err != nil {
-			first += ": " + fe.Err.Error()
-		}
+		off = st.Errors[0].Offset
+		first = errorReason(st.Errors[0])
 	}
 	msg := fmt.Sprintf("etldump: %s: offset 0x%x: damaged: %s; %d records read", name, off, strings.Join(parts, ", "), st.Records)
 	if first != "" {
 		msg += "; first: " + first
 	}
 	return msg
+}
+
+// errorReason is a FormatError without its offset, which the message
+// carries in front.
+func errorReason(fe *etl.FormatError) string {
+	s := fe.Reason
+	if fe.Buffer >= 0 {
+		s = fmt.Sprintf("buffer %d: %s", fe.Buffer, s)
+	}
+	if fe.Err != nil {
+		s += ": " + fe.Err.Error()
+	}
+	return s
 }

@@ -7,13 +7,6 @@ import (
 	"github.com/etlkit/etlkit/record"
 )
 
-// desc is what the encoders know about a record beyond its header: the
-// names and the decoded payload. It is filled once per record and reused.
-type desc struct {
-	providerName string
-	eventName    string
-}
-
 // encoder turns records into lines of one output format. Each appends to
 // dst and returns it, so that one buffer serves the whole run.
 type encoder interface {
@@ -22,7 +15,7 @@ type encoder interface {
 	end(dst []byte) []byte
 }
 
-// hasDescriptor reports which EVENT_DESCRIPTOR fields the record's header
+// descriptorFields reports which EVENT_DESCRIPTOR fields the record's header
 // really carries; the others are left out of the output rather than shown
 // as an invented zero.
 type fieldSet uint8

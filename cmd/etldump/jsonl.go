@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
 // jsonlEncoder writes one compact JSON object per record with fixed field
@@ -80,7 +81,10 @@ func (jsonlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	}
 	dst = append(dst, `,"Flags":`...)
 	dst = appendUint(dst, uint64(r.Flags))
-	if len(r.UserData) > 0 {
+	if d.decoded {
+		dst = append(dst, `,"Payload":`...)
+		dst = tracelogging.AppendJSONObject(dst, d.fields)
+	} else if len(r.UserData) > 0 {
 		dst = append(dst, `,"UserData":"`...)
 		dst = appendHexBytes(dst, r.UserData)
 		dst = append(dst, '"')

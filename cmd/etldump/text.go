@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
 // textEncoder writes one line per record for people and for awk: columns
@@ -10,12 +11,14 @@ import (
 // record does not carry), then the payload fields as name=value.
 //
 //	TIME CPU PID/TID PROVIDER/EVENT LEVEL KEYWORD FIELDS...
-type textEncoder struct{}
+type textEncoder struct {
+	scratch []byte // a string value's text, before it is quoted
+}
 
-func (textEncoder) begin(dst []byte) []byte { return dst }
-func (textEncoder) end(dst []byte) []byte   { return dst }
+func (*textEncoder) begin(dst []byte) []byte { return dst }
+func (*textEncoder) end(dst []byte) []byte   { return dst }
 
-func (textEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
+func (e *textEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	fs := descriptorFields(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = appendTime(dst, r.TimeStamp)
@@ -43,7 +46,12 @@ func (textEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	} else {
 		dst = append(dst, '-')
 	}
-	if len(r.UserData) > 0 {
+	if d.decoded {
+		for i := range d.fields {
+			dst = append(dst, ' ')
+			dst = e.appendField(dst, &d.fields[i])
+		}
+	} else if len(r.UserData) > 0 {
 		dst = append(dst, " data=0x"...)
 		dst = appendHexBytes(dst, r.UserData)
 	}
@@ -91,4 +99,27 @@ func appendNoSpace(dst []byte, s string) []byte {
 
 func appendLevel(dst []byte, l uint8) []byte {
 	return appendUint(dst, uint64(l))
+}
+
+// appendField appends name=value. A string with a space, a quote or an
+// equals sign, or an empty one, is quoted as a JSON string, so that the
+// pairs still split apart unambiguously.
+func (e *textEncoder) appendField(dst []byte, v *tracelogging.Value) []byte {
+	dst = appendNoSpace(dst, v.Name())
+	dst = append(dst, '=')
+	if v.Kind() != tracelogging.KindString {
+		return v.AppendText(dst)
+	}
+	e.scratch = v.AppendText(e.scratch[:0])
+	needs := len(e.scratch) == 0
+	for _, c := range e.scratch {
+		if c == ' ' || c == '"' || c == '=' {
+			needs = true
+			break
+		}
+	}
+	if !needs {
+		return append(dst, e.scratch...)
+	}
+	return appendJSONBytes(dst, e.scratch)
 }

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/record/tracelogging"
+)
+
+// csvColumns are the JSON-lines field names, in the same order, so that a
+// spreadsheet and a jq script speak of the same things.
+const csvColumns = "TimeStamp,RawTimeStamp,HeaderType,ProviderId,ProviderName,EventName,Id,Version,Channel,Level,Opcode,Task,Keyword,ProcessId,ThreadId,ProcessorNumber,ActivityId,RelatedActivityId,Flags,Payload,UserData\r\n"
+
+// csvEncoder writes RFC 4180 CSV: a fixed header row, CRLF line ends, and
+// cells quoted only when they hold a comma, a quote or a line break. A
+// field the record does not have is an empty cell.
+type csvEncoder struct {
+	cell []byte // the payload cell before quoting
+}
+
+func (*csvEncoder) begin(dst []byte) []byte { return append(dst, csvColumns...) }
+func (*csvEncoder) end(dst []byte) []byte   { return dst }
+
+func (e *csvEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
+	fs := descriptorFields(r.HeaderType)
+	ed := &r.EventDescriptor
+	dst = appendTime(dst, r.TimeStamp)
+	dst = append(dst, ',')
+	dst = appendInt(dst, r.RawTimeStamp)
+	dst = append(dst, ',')
+	dst = append(dst, r.HeaderType.String()...)
+	dst = append(dst, ',')
+	dst = appendGUID(dst, r.ProviderId)
+	dst = append(dst, ',')
+	dst = appendCSVString(dst, d.providerName)
+	dst = append(dst, ',')
+	dst = appendCSVString(dst, d.eventName)
+	dst = append(dst, ',')
+	dst = csvUint(dst, fs&hasId != 0, uint64(ed.Id))
+	dst = csvUint(dst, fs&hasVersion != 0, uint64(ed.Version))
+	dst = csvUint(dst, fs&hasChannel != 0, uint64(ed.Channel))
+	dst = csvUint(dst, fs&hasLevel != 0, uint64(ed.Level))
+	dst = csvUint(dst, fs&hasOpcode != 0, uint64(ed.Opcode))
+	dst = csvUint(dst, fs&hasTask != 0, uint64(ed.Task))
+	if fs&hasKeyword != 0 {
+		dst = appendHex16(dst, ed.Keyword)
+	}
+	dst = append(dst, ',')
+	dst = csvUint(dst, r.HasThreadProcess, uint64(r.ProcessId))
+	dst = csvUint(dst, r.HasThreadProcess, uint64(r.ThreadId))
+	dst = csvUint(dst, true, uint64(r.ProcessorNumber))
+	if fs&hasActivity != 0 {
+		dst = appendGUID(dst, r.ActivityId)
+	}
+	dst = append(dst, ',')
+	if id, ok := relatedActivity(r); ok {
+		dst = appendGUID(dst, id)
+	}
+	dst = append(dst, ',')
+	dst = csvUint(dst, true, uint64(r.Flags))
+	if d.decoded {
+		e.cell = tracelogging.AppendTextFields(e.cell[:0], d.fields, "; ")
+		dst = appendCSVBytes(dst, e.cell)
+	}
+	dst = append(dst, ',')
+	if !d.decoded {
+		dst = appendHexBytes(dst, r.UserData)
+	}
+	return append(dst, '\r', '\n')
+}
+
+// csvUint appends the number when the record has it, then the separator.
+func csvUint(dst []byte, has bool, v uint64) []byte {
+	if has {
+		dst = appendUint(dst, v)
+	}
+	return append(dst, ',')
+}
+
+func appendCSVString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ',', '"', '\r', '\n':
+			return appendCSVQuoted(dst, bytesOf(s))
+		}
+	}
+	return append(dst, s...)
+}
+
+func appendCSVBytes(dst []byte, b []byte) []byte {
+	for _, c := range b {
+		switch c {
+		case ',', '"', '\r', '\n':
+			return appendCSVQuoted(dst, b)
+		}
+	}
+	return append(dst, b...)
+}
+
+func appendCSVQuoted(dst []byte, s []byte) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			dst = append(dst, '"')
+		}
+		dst = append(dst, s[i])
+	}
+	return append(dst, '"')
+}

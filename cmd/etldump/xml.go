@@ -1,0 +1,162 @@
+package main
+
+import (
+	"unicode/utf8"
+
+	"github.com/etlkit/etlkit/record"
+)
+
+// xmlEncoder writes the event schema tracerpt writes, so that scripts
+// written against `tracerpt -of XML` read our output: one <Event> per
+// record inside <Events>, the header fields in <System>, decoded fields as
+// <Data Name=…> in <EventData>, and a payload that cannot be decoded as
+// <BinaryEventData>. The descriptor elements are always present, as in
+// tracerpt, since the schema's consumers expect them.
+type xmlEncoder struct {
+	scratch []byte
+}
+
+func (*xmlEncoder) begin(dst []byte) []byte {
+	return append(dst, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Events>\n"...)
+}
+
+func (*xmlEncoder) end(dst []byte) []byte { return append(dst, "</Events>\n"...) }
+
+func (e *xmlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
+	fs := descriptorFields(r.HeaderType)
+	ed := &r.EventDescriptor
+	dst = append(dst, "<Event xmlns=\"http://schemas.microsoft.com/win/2004/08/events/event\">\n\t<System>\n\t\t<Provider"...)
+	if d.providerName != "" {
+		dst = append(dst, " Name=\""...)
+		dst = appendXMLText(dst, d.providerName)
+		dst = append(dst, '"')
+	}
+	dst = append(dst, " Guid=\"{"...)
+	dst = appendGUID(dst, r.ProviderId)
+	dst = append(dst, "}\" />\n\t\t<EventID>"...)
+	dst = appendUint(dst, uint64(ed.Id))
+	dst = append(dst, "</EventID>\n\t\t<Version>"...)
+	dst = appendUint(dst, uint64(ed.Version))
+	dst = append(dst, "</Version>\n\t\t<Level>"...)
+	dst = appendUint(dst, uint64(ed.Level))
+	dst = append(dst, "</Level>\n\t\t<Task>"...)
+	dst = appendUint(dst, uint64(ed.Task))
+	dst = append(dst, "</Task>\n\t\t<Opcode>"...)
+	dst = appendUint(dst, uint64(ed.Opcode))
+	dst = append(dst, "</Opcode>\n\t\t<Keywords>"...)
+	dst = appendHexShort(dst, ed.Keyword)
+	dst = append(dst, "</Keywords>\n\t\t<TimeCreated SystemTime=\""...)
+	dst = appendTime(dst, r.TimeStamp)
+	dst = append(dst, "\" />\n"...)
+	rel, hasRel := relatedActivity(r)
+	if fs&hasActivity != 0 || hasRel {
+		dst = append(dst, "\t\t<Correlation"...)
+		if fs&hasActivity != 0 {
+			dst = append(dst, " ActivityID=\"{"...)
+			dst = appendGUID(dst, r.ActivityId)
+			dst = append(dst, "}\""...)
+		}
+		if hasRel {
+			dst = append(dst, " RelatedActivityID=\"{"...)
+			dst = appendGUID(dst, rel)
+			dst = append(dst, "}\""...)
+		}
+		dst = append(dst, " />\n"...)
+	}
+	dst = append(dst, "\t\t<Execution"...)
+	if r.HasThreadProcess {
+		dst = append(dst, " ProcessID=\""...)
+		dst = appendUint(dst, uint64(r.ProcessId))
+		dst = append(dst, "\" ThreadID=\""...)
+		dst = appendUint(dst, uint64(r.ThreadId))
+		dst = append(dst, '"')
+	}
+	dst = append(dst, " ProcessorID=\""...)
+	dst = appendUint(dst, uint64(r.ProcessorNumber))
+	dst = append(dst, '"')
+	if r.HasCPUTime {
+		dst = append(dst, " KernelTime=\""...)
+		dst = appendUint(dst, uint64(r.KernelTime))
+		dst = append(dst, "\" UserTime=\""...)
+		dst = appendUint(dst, uint64(r.UserTime))
+		dst = append(dst, '"')
+	}
+	dst = append(dst, " />\n\t\t<Channel>"...)
+	dst = appendUint(dst, uint64(ed.Channel))
+	dst = append(dst, "</Channel>\n\t\t<Computer />\n\t</System>\n"...)
+	switch {
+	case d.decoded:
+		dst = append(dst, "\t<EventData>\n"...)
+		for i := range d.fields {
+			v := &d.fields[i]
+			dst = append(dst, "\t\t<Data Name=\""...)
+			dst = appendXMLText(dst, v.Name())
+			dst = append(dst, "\">"...)
+			e.scratch = v.AppendText(e.scratch[:0])
+			dst = appendXMLBytes(dst, e.scratch)
+			dst = append(dst, "</Data>\n"...)
+		}
+		dst = append(dst, "\t</EventData>\n"...)
+	case len(r.UserData) > 0:
+		dst = append(dst, "\t<BinaryEventData>"...)
+		dst = appendHexBytes(dst, r.UserData)
+		dst = append(dst, "</BinaryEventData>\n"...)
+	}
+	if d.providerName != "" || d.eventName != "" {
+		dst = append(dst, "\t<RenderingInfo Culture=\"en-US\">\n"...)
+		if d.providerName != "" {
+			dst = append(dst, "\t\t<Provider>"...)
+			dst = appendXMLText(dst, d.providerName)
+			dst = append(dst, "</Provider>\n"...)
+		}
+		if d.eventName != "" {
+			dst = append(dst, "\t\t<EventName xmlns=\"http://schemas.microsoft.com/win/2004/08/events/trace\">"...)
+			dst = appendXMLText(dst, d.eventName)
+			dst = append(dst, "</EventName>\n"...)
+		}
+		dst = append(dst, "\t</RenderingInfo>\n"...)
+	}
+	return append(dst, "</Event>\n"...)
+}
+
+func appendXMLText(dst []byte, s string) []byte {
+	return appendXMLBytes(dst, bytesOf(s))
+}
+
+// appendXMLBytes escapes text for element content and attribute values.
+// Characters XML 1.0 cannot carry at all (most controls, invalid UTF-8)
+// become U+FFFD: a parser would reject the whole document otherwise.
+func appendXMLBytes(dst []byte, b []byte) []byte {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '&':
+				dst = append(dst, "&amp;"...)
+			case c == '<':
+				dst = append(dst, "&lt;"...)
+			case c == '>':
+				dst = append(dst, "&gt;"...)
+			case c == '"':
+				dst = append(dst, "&quot;"...)
+			case c == '\t' || c == '\n' || c == '\r':
+				dst = append(dst, '&', '#', 'x')
+				dst = append(dst, hexLower[c>>4], hexLower[c&15], ';')
+			case c < 0x20:
+				dst = append(dst, "\uFFFD"...)
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 || r == 0xFFFE || r == 0xFFFF {
+			dst = append(dst, "\uFFFD"...)
+		} else {
+			dst = append(dst, b[i:i+n]...)
+		}
+		i += n
+	}
+	return dst
+}
