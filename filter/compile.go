@@ -294,16 +294,23 @@ func (f *Filter) compileScope(s *Session, start time.Time) (scope, bool, error) 
 	return sc, scoped, nil
 }
 
-// judge returns the level and keyword a record is judged with: kernel
-// records and WPP messages carry neither, classic records only a level.
-func judge(r *record.Record) (uint8, uint64) {
-	switch r.HeaderType {
-	case header.TypeEventHeader32, header.TypeEventHeader64:
-		return r.EventDescriptor.Level, r.EventDescriptor.Keyword
-	case header.TypeFull32, header.TypeFull64, header.TypeInstance32, header.TypeInstance64:
-		return r.EventDescriptor.Level, 0
+// levelMask and keywordMask keep, per header type, the descriptor fields
+// the record really carries: EVENT_HEADER records both, classic records
+// their level, kernel records and WPP messages neither. Masks rather than
+// a switch keep judging free of branches that a mixed trace mispredicts.
+var levelMask, keywordMask = func() (l [256]uint8, k [256]uint64) {
+	for _, t := range []header.Type{header.TypeEventHeader32, header.TypeEventHeader64} {
+		l[t], k[t] = 0xFF, AllKeywords
 	}
-	return 0, 0
+	for _, t := range []header.Type{header.TypeFull32, header.TypeFull64, header.TypeInstance32, header.TypeInstance64} {
+		l[t] = 0xFF
+	}
+	return l, k
+}()
+
+// judge returns the level and keyword a record is judged with.
+func judge(r *record.Record) (uint8, uint64) {
+	return r.EventDescriptor.Level & levelMask[r.HeaderType], r.EventDescriptor.Keyword & keywordMask[r.HeaderType]
 }
 
 // Match reports whether any of the filter's sessions would receive r.
@@ -324,6 +331,12 @@ func (s *csession) match(r *record.Record, level uint8, keyword uint64, lk *Look
 	if keyword == 0 && s.ignoreKw0 {
 		return false
 	}
+	// Every check must pass, so their order only sets the cost: the
+	// session's header-field filters are cheaper than finding the
+	// provider's entry, which may read the provider traits.
+	if s.scoped && !s.scope.pass(r, lk) {
+		return false
+	}
 	e := &s.def
 	if !s.wildcard {
 		if e = s.resolve(r, lk); e == nil {
@@ -333,10 +346,7 @@ func (s *csession) match(r *record.Record, level uint8, keyword uint64, lk *Look
 	if !e.en.Passes(level, keyword) {
 		return false
 	}
-	if e.scoped && !e.pass(r, lk) {
-		return false
-	}
-	return !s.scoped || s.scope.pass(r, lk)
+	return !e.scoped || e.pass(r, lk)
 }
 
 // resolve finds the entry that decides for r's provider, the most specific
