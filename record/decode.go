@@ -28,7 +28,12 @@ type Context struct {
 // record's position inside its buffer. Every field of r is overwritten.
 func Decode(r *Record, b []byte, p header.Prefix, bufferOffset int, ctx *Context) error {
 	b = b[:p.Size]
+	ext := r.ext
+	if ext != nil {
+		ext.n = 0
+	}
 	*r = Record{
+		ext:             ext,
 		HeaderType:      p.Type,
 		Raw:             b,
 		ProcessorNumber: ctx.ProcessorNumber,
@@ -142,8 +147,12 @@ func (r *Record) decodeEventHeader(b []byte) error {
 const extItemHeaderSize = 8
 
 func (r *Record) decodeExtended(b []byte, pos int) (int, error) {
+	if r.ext == nil {
+		r.ext = new(extStore)
+	}
+	ext := r.ext
 	for {
-		if r.extCount == MaxExtendedItems {
+		if ext.n == MaxExtendedItems {
 			return 0, fmt.Errorf("%w: more than %d extended data items", buffer.ErrMalformed, MaxExtendedItems)
 		}
 		if pos+extItemHeaderSize > len(b) {
@@ -156,8 +165,8 @@ func (r *Record) decodeExtended(b []byte, pos int) (int, error) {
 		if start+dataSize > len(b) {
 			return 0, fmt.Errorf("%w: extended item %v at +0x%x with %d data bytes runs past the %d-byte record", buffer.ErrMalformed, ExtType(typ), pos, dataSize, len(b))
 		}
-		r.extItems[r.extCount] = ExtendedItem{Type: ExtType(typ), Data: b[start : start+dataSize : start+dataSize]}
-		r.extCount++
+		ext.items[ext.n] = ExtendedItem{Type: ExtType(typ), Data: b[start : start+dataSize : start+dataSize]}
+		ext.n++
 		pos = min(header.Align(start+dataSize), len(b))
 		if linkage&1 == 0 {
 			return pos, nil

@@ -58,11 +58,12 @@ type Record struct {
 	Message header.Message
 
 	// PERFINFO (and, rarely, SYSTEM) header extension items.
-	PEBSIndex  uint64
-	HasPEBS    bool
-	pmcRaw     []byte // PMC counters, 8 bytes each
-	extItems   [MaxExtendedItems]ExtendedItem
-	extCount   int
+	PEBSIndex uint64
+	HasPEBS   bool
+	pmcRaw    []byte // PMC counters, 8 bytes each
+	// ext holds the extended items; it is allocated with the first record
+	// that has any and reused, so that clearing a Record stays cheap.
+	ext        *extStore
 	UserData   []byte // the payload after the header and extended items
 	Raw        []byte // the whole record as on disk (decompressed)
 	FileOffset int64  // where the record starts (for compressed buffers: the buffer's offset)
@@ -98,15 +99,28 @@ func (r *Record) PMCCounter(i int) uint64 {
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
+type extStore struct {
+	items [MaxExtendedItems]ExtendedItem
+	n     int
+}
+
 // ExtendedData returns the record's extended data items, in file order. The
 // slice belongs to the record.
-func (r *Record) ExtendedData() []ExtendedItem { return r.extItems[:r.extCount] }
+func (r *Record) ExtendedData() []ExtendedItem {
+	if r.ext == nil {
+		return nil
+	}
+	return r.ext.items[:r.ext.n]
+}
 
 // Extended returns the first extended item of the given type.
 func (r *Record) Extended(t ExtType) (ExtendedItem, bool) {
-	for i := 0; i < r.extCount; i++ {
-		if r.extItems[i].Type == t {
-			return r.extItems[i], true
+	if r.ext == nil {
+		return ExtendedItem{}, false
+	}
+	for i := 0; i < r.ext.n; i++ {
+		if r.ext.items[i].Type == t {
+			return r.ext.items[i], true
 		}
 	}
 	return ExtendedItem{}, false
@@ -127,8 +141,11 @@ func (r *Record) Clone() *Record {
 	}
 	c.UserData = rebase(r.UserData)
 	c.pmcRaw = rebase(r.pmcRaw)
-	for i := 0; i < r.extCount; i++ {
-		c.extItems[i].Data = rebase(r.extItems[i].Data)
+	if r.ext != nil {
+		c.ext = &extStore{n: r.ext.n}
+		for i := 0; i < r.ext.n; i++ {
+			c.ext.items[i] = ExtendedItem{Type: r.ext.items[i].Type, Data: rebase(r.ext.items[i].Data)}
+		}
 	}
 	return &c
 }
