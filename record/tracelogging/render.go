@@ -239,6 +239,8 @@ func appendJSONName(dst []byte, s string) []byte {
 
 func appendJSONRune(dst []byte, r rune) []byte {
 	switch {
+	case r >= 0x20 && r < utf8.RuneSelf && r != '"' && r != '\\':
+		return append(dst, byte(r))
 	case r == '"', r == '\\':
 		return append(dst, '\\', byte(r))
 	case r == '\n':
