@@ -288,4 +288,7 @@ func allZero(r io.ReaderAt, off, n int64) bool {
 var fallbacks = []struct {
 	c          Compression
 	decompress func(dst, src []byte) (int, error)
-}{}
+}{
+	{CompressionLZ77Huffman, xca.DecompressLZ77Huffman},
+	{CompressionLZNT1, xca.DecompressLZNT1},
+}
