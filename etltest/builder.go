@@ -413,8 +413,8 @@ func (st *Stream) add(r Record) error {
 		page = append(page, 0)
 	}
 	if len(page) > st.size() {
-		// The record fits but its padding does not; the buffer still ends
-		// aligned because sizes are, so this only happens with odd sizes.
+		// Only a buffer size that is not a multiple of 8 leaves room for a
+		// record but not for its padding; the record then ends the buffer.
 		page = page[:end]
 	}
 	st.page = page

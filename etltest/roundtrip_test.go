@@ -2,6 +2,7 @@ package etltest_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -558,4 +559,48 @@ func TestGoldenFilesExist(t *testing.T) {
 		_, err := os.Stat(filepath.Join(goldenDir, g.Name))
 		assert.NoError(t, err, g.Name)
 	}
+}
+
+// TestRoundTripEdgeBuffers writes buffers at the edges of the format and
+// checks that the reader keeps what the notes say it should.
+func TestRoundTripEdgeBuffers(t *testing.T) {
+	s := etltest.DefaultSession()
+	s.BufferSize = 0x1000
+	exact := &etltest.System{HookId: 0x0501, Payload: make([]byte, 0x200-0x48-0x20)} // fills a 0x200 buffer to the byte
+	var items []etltest.ExtItem
+	for i := 0; i < 17; i++ {
+		items = append(items, etltest.ExtTerminalSessionID(uint32(i)))
+	}
+	out, _, err := etltest.Build(s, func(b *etltest.Builder) error {
+		b.WriteBuffer(etltest.Buffer{SequenceNumber: 1, Compress: true}) // no records at all
+		b.WriteBuffer(etltest.Buffer{SequenceNumber: 2, Size: 0x200}, exact)
+		b.WriteBuffer(etltest.Buffer{SequenceNumber: 3, Size: 0x200, Compress: true}, exact)
+		b.WriteBuffer(etltest.Buffer{SequenceNumber: 4, CPU: 0x900, ProcIndex: true}, &etltest.System{HookId: 0x0401})
+		b.WriteBuffer(etltest.Buffer{SequenceNumber: 5, Offset: etltest.Ptr(uint32(0))}, &etltest.System{HookId: 0x0402})
+		b.WriteBuffer(etltest.Buffer{SequenceNumber: 6}, &etltest.Event{Ext: items}, &etltest.System{HookId: 0x0403})
+		b.WriteBuffer(etltest.Buffer{SequenceNumber: 7, Offset: etltest.Ptr(uint32(0x30))}, &etltest.System{HookId: 0x0404})
+		b.WriteBuffer(etltest.Buffer{SequenceNumber: 8, SavedOffset: etltest.Ptr(uint32(0x2000))}, &etltest.System{HookId: 0x0405})
+		return b.Err()
+	})
+	require.NoError(t, err)
+	_, recs, errs := readAll(t, out)
+	type got struct {
+		buffer int
+		hook   uint16
+		cpu    uint16
+	}
+	var g []got
+	for _, r := range recs[1:] {
+		g = append(g, got{r.BufferIndex, r.HookId, r.ProcessorNumber})
+	}
+	assert.Equal(t, []got{
+		{2, 0x0501, 0}, {3, 0x0501, 0},
+		{4, 0x0401, 0x100}, // PROC_INDEX: the index is masked with 0x7FF
+		// buffer 5: Offset 0 means no records
+		{6, 0x0403, 0}, // the record after the one with 17 items is still read
+		{8, 0x0405, 0}, // SavedOffset is not trusted
+	}, g)
+	require.Len(t, errs, 2)
+	assert.True(t, errors.Is(errs[0], buffer.ErrMalformed), "17 extended items: %v", errs[0])
+	assert.True(t, errors.Is(errs[1], buffer.ErrMalformed), "Offset inside the buffer header: %v", errs[1])
 }
