@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -92,12 +93,18 @@ func append2(dst []byte, v int) []byte {
 
 // appendGUID appends the lowercase dashed form without braces.
 func appendGUID(dst []byte, g uuid.UUID) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, 36)[:n+36]
+	out := dst[n:]
+	j := 0
 	for i, b := range g {
 		switch i {
 		case 4, 6, 8, 10:
-			dst = append(dst, '-')
+			out[j] = '-'
+			j++
 		}
-		dst = append(dst, hexLower[b>>4], hexLower[b&15])
+		out[j], out[j+1] = hexLower[b>>4], hexLower[b&15]
+		j += 2
 	}
 	return dst
 }
@@ -127,8 +134,11 @@ func appendHexShort(dst []byte, v uint64) []byte {
 
 // appendHexBytes appends b as lowercase hex digits.
 func appendHexBytes(dst []byte, b []byte) []byte {
-	for _, c := range b {
-		dst = append(dst, hexLower[c>>4], hexLower[c&15])
+	n := len(dst)
+	dst = slices.Grow(dst, 2*len(b))[:n+2*len(b)]
+	out := dst[n:]
+	for i, c := range b {
+		out[2*i], out[2*i+1] = hexLower[c>>4], hexLower[c&15]
 	}
 	return dst
 }

@@ -41,15 +41,7 @@ func (d *dumper) fail(status int) {
 
 func (d *dumper) dump() int {
 	defer d.closeInputs()
-	for _, name := range d.opts.files {
-		f, err := etl.Open(name)
-		if err != nil {
-			fmt.Fprintln(d.stderr, fileMessage(name, err))
-			d.fail(exitFatal)
-			continue
-		}
-		d.inputs = append(d.inputs, &input{name: name, f: f})
-	}
+	d.open()
 	if len(d.inputs) == 0 {
 		return d.status
 	}
@@ -83,6 +75,20 @@ func (d *dumper) dump() int {
 		}
 	}
 	return d.status
+}
+
+// open opens every file of the command line. One that cannot be read at
+// all is reported and left out, and the run goes on with the others.
+func (d *dumper) open() {
+	for _, name := range d.opts.files {
+		f, err := etl.Open(name)
+		if err != nil {
+			fmt.Fprintln(d.stderr, fileMessage(name, err))
+			d.fail(exitFatal)
+			continue
+		}
+		d.inputs = append(d.inputs, &input{name: name, f: f})
+	}
 }
 
 func (d *dumper) closeInputs() {

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/etlkit/etlkit/internal/samples"
+)
+
+func TestAppendTimeMatchesTimeFormat(t *testing.T) {
+	layout := "2006-01-02T15:04:05.0000000Z"
+	for _, tm := range []time.Time{
+		time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(1969, 12, 31, 23, 59, 59, 999999900, time.UTC),
+		time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2000, 2, 29, 12, 0, 0, 100, time.UTC),
+		time.Date(2024, 12, 31, 23, 59, 59, 123456700, time.UTC),
+		time.Date(2100, 3, 1, 1, 2, 3, 400, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999900, time.UTC),
+	} {
+		assert.Equal(t, tm.Format(layout), string(appendTime(nil, tm)))
+	}
+	// Every day over four centuries, so that each leap rule is crossed.
+	for d := time.Date(1800, 1, 1, 5, 6, 7, 0, time.UTC); d.Year() < 2200; d = d.AddDate(0, 0, 1) {
+		if got := string(appendTime(nil, d)); got != d.Format(layout) {
+			t.Fatalf("%v: got %s", d, got)
+		}
+	}
+}
+
+func TestAppendJSONStringIsValidJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", `quo"te`, `back\slash`, "tab\tnl\ncr\r", "\x00\x1f\x7f", "é ✓ 😀", "bad \xff\xfe utf8", "\u2028\u2029"} {
+		b := appendJSONString(nil, s)
+		var back string
+		require.NoError(t, json.Unmarshal(b, &back), "%q -> %s", s, b)
+		want := strings.ToValidUTF8(s, "\uFFFD")
+		if s == "bad \xff\xfe utf8" {
+			want = "bad \uFFFD\uFFFD utf8"
+		}
+		assert.Equal(t, want, back)
+	}
+}
+
+func TestAppendHelpers(t *testing.T) {
+	g := uuid.MustParse("68FDD900-4A3E-11D1-84F4-0000F80464E3")
+	assert.Equal(t, "68fdd900-4a3e-11d1-84f4-0000f80464e3", string(appendGUID(nil, g)))
+	assert.Equal(t, "0x0000000000000005", string(appendHex16(nil, 5)))
+	assert.Equal(t, "0x8000000000000000", string(appendHex16(nil, 1<<63)))
+	assert.Equal(t, "0x0", string(appendHexShort(nil, 0)))
+	assert.Equal(t, "0x400000", string(appendHexShort(nil, 0x400000)))
+	assert.Equal(t, "00ff10", string(appendHexBytes(nil, []byte{0, 0xff, 0x10})))
+	assert.Equal(t, `"a,b"`, string(appendCSVString(nil, "a,b")))
+	assert.Equal(t, `"say ""hi"""`, string(appendCSVString(nil, `say "hi"`)))
+	assert.Equal(t, "plain", string(appendCSVString(nil, "plain")))
+	assert.Equal(t, "a&amp;b&lt;c&gt;&quot;&#x0a;\uFFFD", string(appendXMLText(nil, "a&b<c>\"\n\x01")))
+}
+
+// The CSV, XML and JSON outputs of a real TraceLogging trace must parse
+// with the standard decoders and agree with each other.
+func TestFormatsParseAndAgree(t *testing.T) {
+	path := samples.Path(t, "win11-waasmedic.etl")
+	jsonl, _, code := runCmd(t, "--format", "jsonl", path)
+	require.Equal(t, 0, code)
+	var objs []map[string]any
+	dec := json.NewDecoder(strings.NewReader(jsonl))
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); err == io.EOF {
+			break
+		} else {
+			require.NoError(t, err)
+		}
+		objs = append(objs, m)
+	}
+	require.Len(t, objs, 21)
+
+	csvOut, _, code := runCmd(t, "--format", "csv", path)
+	require.Equal(t, 0, code)
+	rows, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 22)
+	head := rows[0]
+	assert.Equal(t, strings.Split(strings.TrimSpace(csvColumns), ","), head)
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	for i, m := range objs {
+		row := rows[i+1]
+		for _, name := range []string{"TimeStamp", "HeaderType", "ProviderId", "ProviderName", "EventName", "Keyword", "UserData"} {
+			want, _ := m[name].(string)
+			assert.Equal(t, want, row[col[name]], "record %d %s", i, name)
+		}
+		if p, ok := m["Payload"].(map[string]any); ok {
+			assert.Equal(t, "m="+p["m"].(string), row[col["Payload"]], "record %d", i)
+		}
+	}
+
+	xmlOut, _, code := runCmd(t, "--format", "xml", path)
+	require.Equal(t, 0, code)
+	var doc struct {
+		Events []struct {
+			System struct {
+				Provider struct {
+					Name string `xml:",attr"`
+					Guid string `xml:",attr"`
+				}
+				EventID     int
+				Level       int
+				TimeCreated struct {
+					SystemTime string `xml:",attr"`
+				}
+			}
+			Data []struct {
+				Name  string `xml:",attr"`
+				Value string `xml:",chardata"`
+			} `xml:"EventData>Data"`
+			Binary string `xml:"BinaryEventData"`
+		} `xml:"Event"`
+	}
+	require.NoError(t, xml.NewDecoder(bytes.NewReader([]byte(xmlOut))).Decode(&doc))
+	require.Len(t, doc.Events, 21)
+	for i, e := range doc.Events {
+		m := objs[i]
+		assert.Equal(t, "{"+m["ProviderId"].(string)+"}", e.System.Provider.Guid)
+		assert.Equal(t, m["TimeStamp"], e.System.TimeCreated.SystemTime)
+		if p, ok := m["Payload"].(map[string]any); ok {
+			require.Len(t, e.Data, 1)
+			assert.Equal(t, "m", e.Data[0].Name)
+			assert.Equal(t, p["m"], e.Data[0].Value)
+		} else {
+			assert.Equal(t, m["UserData"], e.Binary)
+		}
+	}
+}

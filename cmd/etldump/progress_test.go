@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/etlkit/etlkit/internal/samples"
+	"github.com/etlkit/etlkit/record"
+)
+
+func TestProgressNeverOnAPipeUnlessAsked(t *testing.T) {
+	path := samples.Path(t, "win11-sih.etl")
+	_, errs, code := runCmd(t, "--count", path)
+	require.Equal(t, 0, code)
+	assert.Empty(t, errs, "auto must stay quiet when standard error is not a terminal")
+	assert.False(t, newProgress("auto", &bytes.Buffer{}, nil).on)
+	assert.False(t, newProgress("never", &bytes.Buffer{}, nil).on)
+	assert.True(t, newProgress("always", &bytes.Buffer{}, nil).on)
+}
+
+func TestProgressLine(t *testing.T) {
+	path := samples.Path(t, "net452-x64-merged-compressed.etl")
+	out, _, code := runCmd(t, "--count", path)
+	require.Equal(t, 0, code)
+	require.Equal(t, "179474\n", out)
+
+	// Replay the bar on a fake clock over a real iteration.
+	o, _, err := parseOptions([]string{"--count", "--progress", "always", path})
+	require.NoError(t, err)
+	var errb bytes.Buffer
+	d := &dumper{opts: o, stderr: &errb}
+	now := time.Unix(0, 0)
+	d.open()
+	require.Len(t, d.inputs, 1)
+	defer d.closeInputs()
+	p := newProgress("always", &errb, d.inputs)
+	p.now = func() time.Time { return now }
+	p.start, p.last = now, now
+	d.progress = p
+	n := 0
+	d.each(func(*record.Record) bool { n++; now = now.Add(time.Millisecond); return true })
+	assert.Equal(t, 179474, n)
+	lines := strings.Split(errb.String(), "\r")
+	require.Greater(t, len(lines), 2, "the bar was never drawn")
+	last := lines[len(lines)-1]
+	assert.Regexp(t, `^\[#+-*\] +\d+% [\d.]+ MiB of 4\.7 MiB  \d+k records/s  \d+:\d\d left\x1b\[K$`, last)
+	p.finish()
+	assert.True(t, strings.HasSuffix(errb.String(), "\r\x1b[K"), "finish clears the line")
+}
