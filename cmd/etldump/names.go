@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
-
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/record/tracelogging"
 )
@@ -14,16 +12,14 @@ import (
 type describer struct {
 	schemas *tracelogging.Cache
 	vals    []tracelogging.Value
-	// names interns provider names: a lookup keyed by the bytes does not
-	// allocate, so each distinct name is copied once per run.
-	names map[string]string
+	traits  record.TraitsCache
 	// payload says whether the encoder prints the payload; --count and
 	// --stats need only the names.
 	payload bool
 }
 
 func newDescriber(payload bool) *describer {
-	return &describer{schemas: tracelogging.NewCache(0, 0), payload: payload, names: make(map[string]string)}
+	return &describer{schemas: tracelogging.NewCache(0, 0), payload: payload}
 }
 
 // desc is what the encoders know about a record beyond its header.
@@ -38,7 +34,7 @@ type desc struct {
 
 func (z *describer) describe(r *record.Record, d *desc) {
 	*d = desc{fields: d.fields[:0]}
-	d.providerName = z.providerName(r)
+	d.providerName = z.traits.ProviderName(r)
 	it, ok := r.Extended(record.ExtEventSchemaTL)
 	if !ok {
 		return
@@ -61,30 +57,4 @@ func (z *describer) describe(r *record.Record, d *desc) {
 		return
 	}
 	d.fields, d.decoded = vals, true
-}
-
-// providerName reads the provider name from the provider-traits item that
-// TraceLogging and manifest-registered providers attach: a u16 size, then
-// the name as nul-terminated UTF-8.
-func (z *describer) providerName(r *record.Record) string {
-	it, ok := r.Extended(record.ExtProviderTraits)
-	if !ok || len(it.Data) < 3 {
-		return ""
-	}
-	total := int(binary.LittleEndian.Uint16(it.Data))
-	if total < 3 || total > len(it.Data) {
-		return ""
-	}
-	name := it.Data[2:total]
-	for i, c := range name {
-		if c == 0 {
-			if s, ok := z.names[string(name[:i])]; ok {
-				return s
-			}
-			s := string(name[:i])
-			z.names[s] = s
-			return s
-		}
-	}
-	return ""
 }
