@@ -11,17 +11,15 @@ import (
 
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
 // Lookup reads what judging a record needs beyond its header: the provider
 // name and group from the provider traits, and the TraceLogging event name.
 // Each function reports false when the record has no such thing. They are
 // called only by filters that need them, and Match allocates nothing only
-// if they allocate nothing. A nil function takes the default: the record's
-// provider-traits item for the provider name and group, and its
-// EVENT_SCHEMA_TL metadata, parsed once per distinct blob, for the event
-// name.
+// if they allocate nothing. A nil function takes the default, which reads
+// the record's provider-traits item for the provider name and group and
+// its EVENT_SCHEMA_TL metadata for the event name, without allocating.
 type Lookup struct {
 	ProviderName  func(r *record.Record) (string, bool)
 	ProviderGroup func(r *record.Record) (uuid.UUID, bool)
@@ -175,7 +173,7 @@ func Compile(opts Options, sessions ...Session) (*Filter, error) {
 		f.lookup.ProviderGroup = traitsProviderGroup
 	}
 	if f.lookup.EventName == nil {
-		f.lookup.EventName = schemaEventName(tracelogging.NewCache(0, 0))
+		f.lookup.EventName = tlEventName
 	}
 	for i := range sessions {
 		cs, err := f.compileSession(&sessions[i], opts.TraceStart)

@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
 // traitGroup is EtwProviderTraitTypeGroup: the trait holds the provider
@@ -74,19 +73,32 @@ func traitsProviderGroup(r *record.Record) (uuid.UUID, bool) {
 	return uuid.Nil, false
 }
 
-// schemaEventName reads TraceLogging event names from the EVENT_SCHEMA_TL
-// item through a schema cache, so that each distinct event's metadata is
-// parsed once and later lookups allocate nothing.
-func schemaEventName(c *tracelogging.Cache) func(r *record.Record) (string, bool) {
-	return func(r *record.Record) (string, bool) {
-		it, ok := r.Extended(record.ExtEventSchemaTL)
-		if !ok {
-			return "", false
-		}
-		s, err := c.Schema(it.Data)
-		if err != nil {
-			return "", false
-		}
-		return s.Name, true
+// tlEventName reads the event name from the record's EVENT_SCHEMA_TL item:
+// a UINT16 size, the event tags (7 bits a byte, 0x80 meaning another byte
+// follows) and the name as nul-terminated UTF-8. Only the name is read, as
+// a view of the record's bytes, so that name filters neither parse the
+// field list nor share a cache between goroutines.
+func tlEventName(r *record.Record) (string, bool) {
+	it, ok := r.Extended(record.ExtEventSchemaTL)
+	if !ok || len(it.Data) < 2 {
+		return "", false
 	}
+	b := it.Data
+	if n := int(binary.LittleEndian.Uint16(b)); n <= len(b) {
+		b = b[:n]
+	}
+	i := 2
+	for i < len(b) && b[i]&0x80 != 0 {
+		i++
+	}
+	i++ // the last tag byte
+	for j := i; j < len(b); j++ {
+		if b[j] == 0 {
+			if j == i {
+				return "", true
+			}
+			return unsafe.String(&b[i], j-i), true
+		}
+	}
+	return "", false
 }
