@@ -170,7 +170,7 @@ func Compile(opts Options, sessions ...Session) (*Filter, error) {
 		f.lookup.ProviderName = traitsProviderName
 	}
 	if f.lookup.ProviderGroup == nil {
-		f.lookup.ProviderGroup = traitsProviderGroup
+		f.lookup.ProviderGroup = traitsGroup(new(record.TraitsCache))
 	}
 	if f.lookup.EventName == nil {
 		f.lookup.EventName = tlEventName

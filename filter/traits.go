@@ -9,68 +9,32 @@ import (
 	"github.com/etlkit/etlkit/record"
 )
 
-// traitGroup is EtwProviderTraitTypeGroup: the trait holds the provider
-// group GUID.
-const traitGroup = 1
-
-// providerTraits returns the record's provider-traits blob, trimmed to its
-// declared TotalSize: a UINT16 TotalSize, the provider name as nul-terminated
-// UTF-8, then traits of UINT16 TraitSize (itself included), UINT8 TraitType
-// and the trait data.
-func providerTraits(r *record.Record) ([]byte, bool) {
-	it, ok := r.Extended(record.ExtProviderTraits)
-	if !ok || len(it.Data) < 3 {
-		return nil, false
-	}
-	total := int(binary.LittleEndian.Uint16(it.Data))
-	if total < 3 || total > len(it.Data) {
-		return nil, false
-	}
-	return it.Data[:total], true
-}
-
 // traitsProviderName reads the provider name from the provider traits
 // without copying it: the string views the record's bytes and is valid as
 // long as they are, which is long enough for comparing it while judging.
 func traitsProviderName(r *record.Record) (string, bool) {
-	b, ok := providerTraits(r)
-	if !ok {
+	b := r.ProviderNameBytes()
+	if len(b) == 0 {
 		return "", false
 	}
-	name := b[2:]
-	for i, c := range name {
-		if c == 0 {
-			if i == 0 {
-				return "", false
-			}
-			return unsafe.String(&name[0], i), true
-		}
-	}
-	return "", false
+	return unsafe.String(&b[0], len(b)), true
 }
 
-// traitsProviderGroup reads the group GUID from the provider traits.
-func traitsProviderGroup(r *record.Record) (uuid.UUID, bool) {
-	b, ok := providerTraits(r)
-	if !ok {
-		return uuid.Nil, false
-	}
-	i := 2
-	for i < len(b) && b[i] != 0 {
-		i++
-	}
-	i++ // the name's nul
-	for i+3 <= len(b) {
-		size := int(binary.LittleEndian.Uint16(b[i:]))
-		if size < 3 || i+size > len(b) {
+// traitsGroup reads provider groups through a cache of parsed traits, keyed
+// by the blob's bytes: a trace has a handful of distinct blobs, so each is
+// parsed once, and a lookup after that allocates nothing.
+func traitsGroup(c *record.TraitsCache) func(r *record.Record) (uuid.UUID, bool) {
+	return func(r *record.Record) (uuid.UUID, bool) {
+		it, ok := r.Extended(record.ExtProviderTraits)
+		if !ok {
 			return uuid.Nil, false
 		}
-		if b[i+2] == traitGroup && size >= 3+16 {
-			return record.GUID(b[i+3:]), true
+		pt, err := c.Lookup(it.Data)
+		if err != nil || !pt.HasGroup {
+			return uuid.Nil, false
 		}
-		i += size
+		return pt.Group, true
 	}
-	return uuid.Nil, false
 }
 
 // tlEventName reads the event name from the record's EVENT_SCHEMA_TL item:

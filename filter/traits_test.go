@@ -62,6 +62,8 @@ func TestTraitsLookups(t *testing.T) {
 		{"name without a nul", withSize([]byte{0, 0, 'A', 'B'}, 4), "", false, uuid.Nil, false},
 		{"trait size zero", append(withSize(etltest.ProviderTraits("E"), uint16(len(etltest.ProviderTraits("E"))+3)), 0, 0, 1),
 			"E", true, uuid.Nil, false},
+		// A malformed blob has no group, even one read before the damage.
+		{"group before a malformed trait", append(withSize(good, uint16(len(good)+3)), 2, 0, 1), "Contoso.Alpha", true, uuid.Nil, false},
 		{"trait running past the blob", append(withSize(etltest.ProviderTraits("F"), uint16(len(etltest.ProviderTraits("F"))+3)), 19, 0, 1),
 			"F", true, uuid.Nil, false},
 	}
@@ -77,7 +79,7 @@ func TestTraitsLookups(t *testing.T) {
 			if name != c.wantName || ok != c.nameOK {
 				t.Errorf("name = %q, %v; want %q, %v", name, ok, c.wantName, c.nameOK)
 			}
-			g, ok := traitsProviderGroup(r)
+			g, ok := traitsGroup(new(record.TraitsCache))(r)
 			if g != c.wantGroup || ok != c.groupOK {
 				t.Errorf("group = %v, %v; want %v, %v", g, ok, c.wantGroup, c.groupOK)
 			}
