@@ -17,9 +17,11 @@ import (
 // name and group from the provider traits, and the TraceLogging event name.
 // Each function reports false when the record has no such thing. They are
 // called only by filters that need them, and Match allocates nothing only
-// if they allocate nothing. A nil function takes the default, which reads
-// the record's provider-traits item for the provider name and group and
-// its EVENT_SCHEMA_TL metadata for the event name, without allocating.
+// if they allocate nothing. A nil function takes the default: the name in
+// the record's provider-traits item, read in place; the group from that
+// item parsed once per distinct blob by a cache the Filter owns (so a
+// record with a blob not seen before allocates, once); and the event name
+// read in place from the EVENT_SCHEMA_TL metadata.
 type Lookup struct {
 	ProviderName  func(r *record.Record) (string, bool)
 	ProviderGroup func(r *record.Record) (uuid.UUID, bool)
@@ -35,7 +37,8 @@ type Options struct {
 	Lookup Lookup
 }
 
-// Filter is a compiled union of sessions. It is immutable, so one Filter
+// Filter is a compiled union of sessions. Its settings never change after
+// Compile and its traits cache is safe for concurrent use, so one Filter
 // may judge records from several goroutines.
 type Filter struct {
 	sessions []csession
