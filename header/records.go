@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/etlkit/etlkit/buffer"
 )
 
@@ -196,12 +198,12 @@ type EventTraceHeader struct {
 	ThreadId         uint32
 	ProcessId        uint32
 	TimeStamp        int64
-	Guid             [16]byte // class GUID as on disk (Windows byte order)
+	Guid             uuid.UUID // class GUID
 	KernelTime       uint32
 	UserTime         uint32
 	InstanceId       uint32 // INSTANCE only
 	ParentInstanceId uint32
-	ParentGuid       [16]byte
+	ParentGuid       uuid.UUID
 	DataOffset       int
 }
 
@@ -225,14 +227,14 @@ func ParseEventTraceHeader(b []byte) (EventTraceHeader, error) {
 		UserTime:     le.Uint32(b[0x2C:]),
 		DataOffset:   EventTraceHeaderSize,
 	}
-	copy(h.Guid[:], b[0x18:0x28])
+	h.Guid = GUID(b[0x18:])
 	if h.HeaderType == TypeInstance32 || h.HeaderType == TypeInstance64 {
 		if len(b) < InstanceHeaderSize {
 			return EventTraceHeader{}, fmt.Errorf("%w: EVENT_INSTANCE_GUID_HEADER needs %d bytes, have %d", buffer.ErrTruncated, InstanceHeaderSize, len(b))
 		}
 		h.InstanceId = le.Uint32(b[0x30:])
 		h.ParentInstanceId = le.Uint32(b[0x34:])
-		copy(h.ParentGuid[:], b[0x38:0x48])
+		h.ParentGuid = GUID(b[0x38:])
 		h.DataOffset = InstanceHeaderSize
 	}
 	return h, nil
@@ -248,11 +250,11 @@ type EventHeader struct {
 	ThreadId      uint32
 	ProcessId     uint32
 	TimeStamp     int64
-	ProviderId    [16]byte // Windows byte order
+	ProviderId    uuid.UUID
 	Descriptor    EventDescriptor
 	KernelTime    uint32
 	UserTime      uint32
-	ActivityId    [16]byte
+	ActivityId    uuid.UUID
 }
 
 // ParseEventHeader decodes the fixed 0x50-byte EVENT_HEADER.
@@ -270,12 +272,12 @@ func ParseEventHeader(b []byte) (EventHeader, error) {
 		ThreadId:      le.Uint32(b[8:]),
 		ProcessId:     le.Uint32(b[0xC:]),
 		TimeStamp:     int64(le.Uint64(b[0x10:])),
+		ProviderId:    GUID(b[0x18:]),
 		Descriptor:    ParseEventDescriptor(b[0x28:]),
 		KernelTime:    le.Uint32(b[0x38:]),
 		UserTime:      le.Uint32(b[0x3C:]),
+		ActivityId:    GUID(b[0x40:]),
 	}
-	copy(h.ProviderId[:], b[0x18:0x28])
-	copy(h.ActivityId[:], b[0x40:0x50])
 	return h, nil
 }
 
@@ -329,8 +331,7 @@ func ParseMessage(b []byte) (Message, error) {
 		if err := need(16, "GUID"); err != nil {
 			return Message{}, err
 		}
-		le := b[pos : pos+16]
-		m.Guid = [16]byte{le[3], le[2], le[1], le[0], le[5], le[4], le[7], le[6], le[8], le[9], le[10], le[11], le[12], le[13], le[14], le[15]}
+		m.Guid = GUID(b[pos:])
 		pos += 16
 	}
 	if m.OptionFlags&(MessageTimestamp|MessagePerformanceTimestamp) != 0 {
@@ -352,4 +353,16 @@ func ParseMessage(b []byte) (Message, error) {
 	}
 	m.DataOffset = pos
 	return m, nil
+}
+
+// GUID reads a Windows GUID (u32, u16, u16 little-endian, then 8 bytes as
+// they are) from the first 16 bytes of b.
+func GUID(b []byte) uuid.UUID {
+	_ = b[15]
+	var u uuid.UUID
+	binary.BigEndian.PutUint32(u[0:], binary.LittleEndian.Uint32(b))
+	binary.BigEndian.PutUint16(u[4:], binary.LittleEndian.Uint16(b[4:]))
+	binary.BigEndian.PutUint16(u[6:], binary.LittleEndian.Uint16(b[6:]))
+	binary.LittleEndian.PutUint64(u[8:], binary.LittleEndian.Uint64(b[8:]))
+	return u
 }

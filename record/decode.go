@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -28,19 +29,38 @@ type Context struct {
 // record's position inside its buffer. Every field of r is overwritten.
 func Decode(r *Record, b []byte, p header.Prefix, bufferOffset int, ctx *Context) error {
 	b = b[:p.Size]
-	ext := r.ext
-	if ext != nil {
-		ext.n = 0
+	prev := r.HeaderType
+	// Fields are reset one by one: assigning a whole struct literal clears
+	// hundreds of bytes through write barriers, the costliest step per record.
+	r.HeaderType = p.Type
+	r.Flags = 0
+	r.EventProperty = 0
+	r.ProviderId = uuid.Nil
+	r.EventDescriptor = header.EventDescriptor{}
+	r.HookId = 0
+	r.ThreadId, r.ProcessId, r.HasThreadProcess = 0, 0, false
+	r.RawTimeStamp = 0
+	r.TimeStamp = time.Time{}
+	r.KernelTime, r.UserTime, r.HasCPUTime = 0, 0, false
+	r.ActivityId = uuid.Nil
+	r.ProcessorNumber = ctx.ProcessorNumber
+	// Fields only some kinds set are cleared after a record of such a kind.
+	switch prev {
+	case header.TypeInstance32, header.TypeInstance64:
+		r.InstanceId, r.ParentInstanceId, r.ParentGuid = 0, 0, uuid.Nil
+	case header.TypeMessage:
+		r.Message = header.Message{}
 	}
-	*r = Record{
-		ext:             ext,
-		HeaderType:      p.Type,
-		Raw:             b,
-		ProcessorNumber: ctx.ProcessorNumber,
-		BufferIndex:     ctx.BufferIndex,
-		BufferOffset:    bufferOffset,
-		FileOffset:      ctx.BufferFileOffset,
+	r.PEBSIndex, r.HasPEBS = 0, false
+	r.pmcRaw = nil
+	if r.ext != nil {
+		r.ext.n = 0
 	}
+	r.UserData = nil
+	r.Raw = b
+	r.BufferIndex = ctx.BufferIndex
+	r.BufferOffset = bufferOffset
+	r.FileOffset = ctx.BufferFileOffset
 	if !ctx.Compressed {
 		r.FileOffset += int64(bufferOffset)
 	}
@@ -103,15 +123,13 @@ func (r *Record) decodeClassic(b []byte) error {
 		return err
 	}
 	r.Flags |= header.FlagClassicHeader
-	r.ProviderId = GUID(h.Guid[:])
+	r.ProviderId = h.Guid
 	r.EventDescriptor = header.EventDescriptor{Opcode: h.ClassType, Level: h.ClassLevel, Version: uint8(h.ClassVersion)}
 	r.ThreadId, r.ProcessId, r.HasThreadProcess = h.ThreadId, h.ProcessId, true
 	r.RawTimeStamp = h.TimeStamp
 	r.KernelTime, r.UserTime, r.HasCPUTime = h.KernelTime, h.UserTime, true
 	r.InstanceId, r.ParentInstanceId = h.InstanceId, h.ParentInstanceId
-	if h.DataOffset == header.InstanceHeaderSize {
-		r.ParentGuid = GUID(h.ParentGuid[:])
-	}
+	r.ParentGuid = h.ParentGuid
 	r.UserData = b[h.DataOffset:]
 	return nil
 }
@@ -125,12 +143,12 @@ func (r *Record) decodeEventHeader(b []byte) error {
 	// the pointer-size bits come from the header type, as ProcessTrace does.
 	r.Flags |= h.Flags &^ (header.Flag32BitHeader | header.Flag64BitHeader | header.FlagClassicHeader | header.FlagTraceMessage | header.FlagProcessorIndex)
 	r.EventProperty = h.EventProperty
-	r.ProviderId = GUID(h.ProviderId[:])
+	r.ProviderId = h.ProviderId
 	r.EventDescriptor = h.Descriptor
 	r.ThreadId, r.ProcessId, r.HasThreadProcess = h.ThreadId, h.ProcessId, true
 	r.RawTimeStamp = h.TimeStamp
 	r.KernelTime, r.UserTime, r.HasCPUTime = h.KernelTime, h.UserTime, true
-	r.ActivityId = GUID(h.ActivityId[:])
+	r.ActivityId = h.ActivityId
 	pos := header.EventHeaderSize
 	if h.Flags&header.FlagExtendedInfo != 0 {
 		pos, err = r.decodeExtended(b, pos)

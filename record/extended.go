@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/header"
 )
 
 // ExtType is EVENT_HEADER_EXTENDED_DATA_ITEM.ExtType.
@@ -221,8 +222,4 @@ func ParseSID(b []byte) (SID, int, error) {
 }
 
 // GUID reads a Windows mixed-endian GUID from the first 16 bytes of b.
-func GUID(b []byte) uuid.UUID {
-	_ = b[15]
-	return uuid.UUID{b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6],
-		b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]}
-}
+func GUID(b []byte) uuid.UUID { return header.GUID(b) }

@@ -107,7 +107,7 @@ type extStore struct {
 // ExtendedData returns the record's extended data items, in file order. The
 // slice belongs to the record.
 func (r *Record) ExtendedData() []ExtendedItem {
-	if r.ext == nil {
+	if r.ext == nil || r.ext.n == 0 {
 		return nil
 	}
 	return r.ext.items[:r.ext.n]

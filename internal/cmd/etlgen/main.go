@@ -1,0 +1,45 @@
+// Command etlgen writes the synthetic benchmark trace used for whole-process
+// measurements: etlgen [-size BYTES] [-cpus N] [-compress] FILE.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/etlkit/etlkit/etltest"
+)
+
+func main() {
+	size := flag.Int64("size", 1<<30, "approximate size of the trace in bytes")
+	cpus := flag.Int("cpus", 16, "number of processors")
+	compress := flag.Bool("compress", false, "compress the data buffers")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: etlgen [-size BYTES] [-cpus N] [-compress] FILE")
+		os.Exit(2)
+	}
+	f, err := os.Create(flag.Arg(0))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "etlgen:", err)
+		os.Exit(1)
+	}
+	var opts []etltest.BenchOption
+	if *compress {
+		opts = append(opts, etltest.BenchCompress())
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	res, err := etltest.WriteBenchmarkTrace(w, *size, *cpus, opts...)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = f.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "etlgen:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%d bytes, %d buffers, %d records\n", res.Bytes, res.Buffers, res.Records)
+}
