@@ -342,3 +342,43 @@ func TestMatchOnDecodedRecordsAllocatesNothing(t *testing.T) {
 		t.Errorf("%d records passed, want 15", passed)
 	}
 }
+
+// One Filter judges records from several goroutines alike.
+func TestMatchConcurrently(t *testing.T) {
+	_, reader := groupTrace(t)
+	var recs []*record.Record
+	for r, err := range reader.Records() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r.Clone())
+	}
+	f, err := filter.Compile(filter.Options{}, filter.Session{Providers: []filter.ProviderSpec{
+		{Group: true, ID: groupA, Level: 4, Disallow: []uuid.UUID{alpha}},
+		{Name: "Contoso.Delta", EventNames: filter.NameFilter{Names: []string{"Contoso.Delta.E4", "Contoso.Delta.E5"}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const workers = 4
+	counts := make(chan int, workers)
+	for range workers {
+		go func() {
+			n := 0
+			for range 50 {
+				for _, r := range recs {
+					if f.Match(r) {
+						n++
+					}
+				}
+			}
+			counts <- n
+		}()
+	}
+	// Beta at levels 1-4 (16 records) and Delta's E4 and E5, 50 times over.
+	for range workers {
+		if n := <-counts; n != 50*18 {
+			t.Errorf("a goroutine counted %d passing records, want %d", n, 50*18)
+		}
+	}
+}
