@@ -109,12 +109,19 @@ func parseGUID(s string) (uuid.UUID, bool) {
 	return id, err == nil
 }
 
+var fileTimeEpoch = time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // ParseTimeBound reads an absolute instant in RFC 3339 (converted to UTC),
 // or an offset from the trace start: a non-negative decimal number with one
 // of the units ns, us (or µs), ms, s, m, as in 1.5s, 250ms, 100us, 10ns, 2m.
 func ParseTimeBound(s string) (TimeBound, error) {
 	t := strings.TrimSpace(s)
 	if at, err := time.Parse(time.RFC3339Nano, t); err == nil {
+		// Trace times are FILETIMEs, which start in 1601; an earlier instant
+		// is a typo, and year 1 would read as no bound at all.
+		if at.Before(fileTimeEpoch) {
+			return TimeBound{}, fmt.Errorf("time %q is before 1601, where trace times start", s)
+		}
 		return TimeBound{At: at.UTC()}, nil
 	}
 	num, unit := splitUnit(strings.TrimPrefix(t, "+"))

@@ -103,7 +103,8 @@ func TestParseTimeBound(t *testing.T) {
 			t.Errorf("ParseTimeBound(%q) = %+v, %v; want %v UTC", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "5", "1h", "1m30s", "-1s", "1.2.3s", "s", "2024-05-01", "2024-05-01T12:00:00", "1 s"} {
+	for _, in := range []string{"", "5", "1h", "1m30s", "-1s", "1.2.3s", "s", "2024-05-01", "2024-05-01T12:00:00", "1 s",
+		"0001-01-01T00:00:00Z", "1600-12-31T23:59:59Z"} {
 		if got, err := ParseTimeBound(in); err == nil {
 			t.Errorf("ParseTimeBound(%q) = %+v, want an error", in, got)
 		}
