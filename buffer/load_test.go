@@ -107,7 +107,9 @@ func TestLoaderMatchesWalkOnSamples(t *testing.T) {
 func TestLoaderMatchesWalkOnDamage(t *testing.T) {
 	s := etltest.DefaultSession()
 	s.BufferSize = 0x400
-	ev := func(ts int64) etltest.Record { return &etltest.PerfInfo{HookId: 0x0524, TimeStamp: ts, Payload: []byte{1, 2, 3, 4}} }
+	ev := func(ts int64) etltest.Record {
+		return &etltest.PerfInfo{HookId: 0x0524, TimeStamp: ts, Payload: []byte{1, 2, 3, 4}}
+	}
 	in, _, err := etltest.Build(s, func(b *etltest.Builder) error {
 		if err := b.WriteBuffer(etltest.Buffer{CPU: 1, SequenceNumber: 1}, ev(10), ev(11)); err != nil {
 			return err
