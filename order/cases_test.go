@@ -1,0 +1,477 @@
+package order_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/etltest"
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/order"
+	"github.com/etlkit/etlkit/record"
+)
+
+// The cases below are those the ProcessTrace documentation names as giving
+// events out of order, and the trace layouts that break the per-buffer
+// assumptions. Each pins what every mode delivers. Timestamps are written
+// relative to the session start: with a 10 MHz QPC clock one tick is one
+// FILETIME unit (100 ns).
+
+const (
+	second = 10_000_000 // FILETIME units
+	hour   = 3600 * second
+	// century is about a hundred years, for timestamps forged far away.
+	century = 100 * 365 * 24 * hour
+)
+
+func cpu(n uint16, seq int64) etltest.Buffer { return etltest.Buffer{CPU: n, SequenceNumber: seq} }
+
+// check runs every read-ahead setting and requires the same output from
+// each; it returns what the first gave.
+func check(t *testing.T, opts order.Options, srcs ...order.Source) ([]out, order.Stats) {
+	t.Helper()
+	var first []out
+	var stats order.Stats
+	for i, rm := range readModes {
+		o := rm.opts
+		o.Mode, o.Window, o.WindowRecords = opts.Mode, opts.Window, opts.WindowRecords
+		got, st := collect(t, o, srcs...)
+		if i == 0 {
+			first, stats = got, *st
+			continue
+		}
+		require.Equal(t, len(first), len(got), rm.name)
+		for j := range first {
+			assert.Equal(t, first[j].tag, got[j].tag, "%s: item %d", rm.name, j)
+			assert.Equal(t, first[j].err != nil, got[j].err != nil, "%s: item %d", rm.name, j)
+		}
+		assert.Equal(t, stats.Inversions, st.Inversions, rm.name)
+		assert.Equal(t, stats.BackwardSteps, st.BackwardSteps, rm.name)
+		assert.Equal(t, stats.Late, st.Late, rm.name)
+	}
+	return first, stats
+}
+
+// TestClockSetBackwards: with the system-time clock (type 2), setting the
+// clock back while collecting makes a stream's timestamps jump back. The
+// merge keeps the stream's order, so the records after the jump come out as
+// soon as that stream is chosen again, all of them before the other
+// streams' records; the jump is one inversion of an hour. Sorted delivers
+// them late, at once, since its window had already moved past them.
+func TestClockSetBackwards(t *testing.T) {
+	s := session()
+	s.ClockType = etltest.ClockSystemTime
+	s.HeaderTimeStamp = s.StartTime // system-time stamps are FILETIMEs
+	S := s.StartTime
+	data := build(t, s, nil,
+		buf{cpu(0, 1), []etltest.Record{ev(1, S), ev(2, S+1*second), ev(3, S+2*second), ev(4, S+2*second-hour), ev(5, S+3*second-hour)}},
+		buf{cpu(1, 2), []etltest.Record{ev(11, S+second/2), ev(12, S+3*second/2), ev(13, S+5*second/2), ev(14, S+7*second/2)}},
+	)
+	src := source(data, s)
+
+	got, st := check(t, order.Options{}, src)
+	assert.Equal(t, []uint64{1, 11, 2, 12, 3, 4, 5, 13, 14}, tags(got))
+	assert.Equal(t, 1, st.Inversions)
+	assert.Equal(t, time.Hour, st.LargestInversion)
+	assert.Equal(t, 1, st.BackwardSteps)
+	assert.Equal(t, time.Hour, st.LargestBackwardStep)
+	require.Len(t, st.Streams, 3)
+	assert.Equal(t, 1, st.Streams[1].Inversions, "the jump is in processor 0's stream")
+	assert.Equal(t, 0, st.Streams[2].Inversions)
+
+	got, st = check(t, order.Options{Mode: order.Sorted, Window: time.Second}, src)
+	assert.Equal(t, []uint64{1, 11, 4, 5, 2, 12, 3, 13, 14}, tags(got))
+	assert.Equal(t, 2, st.Late)
+	assert.Equal(t, time.Hour-1500*time.Millisecond, st.LargestLateness)
+	assert.Equal(t, 2, st.Streams[1].Late)
+
+	// A window wider than the jump puts everything in order.
+	got, st = check(t, order.Options{Mode: order.Sorted, Window: 2 * time.Hour}, src)
+	assert.Equal(t, []uint64{4, 5, 1, 11, 2, 12, 3, 13, 14}, tags(got))
+	assert.Zero(t, st.Late)
+}
+
+// TestLowResolutionClock: a coarse clock gives many records on different
+// processors the same timestamp. Ties go to the lower processor number, and
+// a processor's own records keep their order.
+func TestLowResolutionClock(t *testing.T) {
+	s := session()
+	s.ClockType = etltest.ClockSystemTime
+	s.HeaderTimeStamp = s.StartTime
+	t0, t1 := s.StartTime+156250, s.StartTime+312500 // 15.625 ms ticks
+	data := build(t, s, nil,
+		buf{cpu(3, 1), []etltest.Record{ev(41, t0)}},
+		buf{cpu(0, 2), []etltest.Record{ev(1, t0), ev(2, t0), ev(3, t1)}},
+		buf{cpu(2, 3), []etltest.Record{ev(31, t1)}},
+		buf{cpu(1, 4), []etltest.Record{ev(21, t0), ev(22, t1), ev(23, t1)}},
+	)
+	src := source(data, s)
+	got, st := check(t, order.Options{}, src)
+	assert.Equal(t, []uint64{1, 2, 21, 41, 3, 22, 23, 31}, tags(got))
+	assert.Equal(t, 4, st.Ties)
+	assert.Zero(t, st.BackwardSteps)
+
+	got, st = check(t, order.Options{Mode: order.Sorted}, src)
+	assert.Equal(t, []uint64{1, 2, 21, 41, 3, 22, 23, 31}, tags(got))
+	assert.Equal(t, 4, st.Ties)
+
+	got, st = check(t, order.Options{Mode: order.FileOrder}, src)
+	assert.Equal(t, []uint64{41, 1, 2, 3, 31, 21, 22, 23}, tags(got))
+	assert.Equal(t, 1, st.BackwardSteps)
+	assert.Equal(t, 2, st.Ties)
+}
+
+// TestImpreciseClocks: processors that disagree slightly about time. An
+// effect on processor 1, whose clock is 5 µs behind, carries a timestamp
+// before its cause on processor 0, and is delivered first: the merge orders
+// by the timestamps as written and cannot see the skew, and neither can
+// the counts.
+func TestImpreciseClocks(t *testing.T) {
+	s := session()
+	const skew = 50 // 5 µs
+	data := build(t, s, nil,
+		buf{cpu(0, 1), []etltest.Record{ev(1, base+1000), ev(2, base+1040)}},
+		buf{cpu(1, 2), []etltest.Record{ev(21, base+1020-skew), ev(22, base+1070-skew)}},
+	)
+	src := source(data, s)
+	for _, mode := range []order.Mode{order.Ordered, order.Sorted} {
+		got, st := check(t, order.Options{Mode: mode}, src)
+		assert.Equal(t, []uint64{21, 1, 22, 2}, tags(got), mode)
+		assert.Zero(t, st.Inversions, mode)
+		assert.Zero(t, st.BackwardSteps, mode)
+	}
+}
+
+// TestUnsortedBuffer: a buffer whose records are not in time order. Ordered
+// keeps the buffer's order and counts the inversion; Sorted repairs it.
+func TestUnsortedBuffer(t *testing.T) {
+	s := session()
+	data := build(t, s, nil,
+		buf{cpu(0, 1), []etltest.Record{ev(1, base+10), ev(2, base+30), ev(3, base+20), ev(4, base+40)}},
+		buf{cpu(1, 2), []etltest.Record{ev(11, base+25)}},
+	)
+	src := source(data, s)
+	got, st := check(t, order.Options{}, src)
+	assert.Equal(t, []uint64{1, 11, 2, 3, 4}, tags(got))
+	assert.Equal(t, 1, st.Inversions)
+	assert.Equal(t, time.Microsecond, st.LargestInversion)
+	assert.Equal(t, 1, st.BackwardSteps)
+
+	got, st = check(t, order.Options{Mode: order.Sorted}, src)
+	assert.Equal(t, []uint64{1, 3, 11, 2, 4}, tags(got))
+	assert.Zero(t, st.BackwardSteps)
+	assert.Zero(t, st.Late)
+	assert.Equal(t, 1, st.Inversions, "the inversion is still reported")
+}
+
+// TestOverlappingBuffers: two buffers of one stream whose time ranges
+// overlap. The stream is read in sequence order, buffer after buffer.
+func TestOverlappingBuffers(t *testing.T) {
+	s := session()
+	data := build(t, s, nil,
+		buf{cpu(0, 1), []etltest.Record{ev(1, base+10), ev(2, base+50)}},
+		buf{cpu(1, 2), []etltest.Record{ev(11, base+40)}},
+		buf{cpu(0, 3), []etltest.Record{ev(3, base+30), ev(4, base+60)}},
+	)
+	src := source(data, s)
+	got, st := check(t, order.Options{}, src)
+	assert.Equal(t, []uint64{1, 11, 2, 3, 4}, tags(got))
+	assert.Equal(t, 1, st.Inversions)
+	assert.Equal(t, 2*time.Microsecond, st.LargestInversion)
+
+	got, _ = check(t, order.Options{Mode: order.Sorted}, src)
+	assert.Equal(t, []uint64{1, 3, 11, 2, 4}, tags(got))
+}
+
+// TestTimestampFarInFuture: an overridden timestamp a century ahead holds
+// its stream back until every other stream is done, as a merge must; the
+// records after it follow it. Sorted with a one-second window lets the
+// future record wait in the window and delivers its successor late.
+func TestTimestampFarInFuture(t *testing.T) {
+	s := session()
+	data := build(t, s, nil,
+		buf{cpu(0, 1), []etltest.Record{ev(1, base+10), ev(2, base+century), ev(3, base+30)}},
+		buf{cpu(1, 2), []etltest.Record{ev(11, base+20), ev(12, base+40)}},
+	)
+	src := source(data, s)
+	got, st := check(t, order.Options{}, src)
+	assert.Equal(t, []uint64{1, 11, 12, 2, 3}, tags(got))
+	assert.Equal(t, 1, st.Inversions)
+	assert.Equal(t, time.Duration(century-30)*100, st.LargestInversion)
+	assert.Equal(t, s.StartTime+century, got[4].ft)
+
+	got, st = check(t, order.Options{Mode: order.Sorted, Window: time.Second}, src)
+	assert.Equal(t, []uint64{1, 11, 12, 3, 2}, tags(got))
+	assert.Equal(t, 1, st.Late)
+	assert.Equal(t, time.Microsecond, st.LargestLateness)
+
+	got, st = check(t, order.Options{Mode: order.Sorted}, src)
+	assert.Equal(t, []uint64{1, 11, 3, 12, 2}, tags(got))
+	assert.Zero(t, st.Late)
+}
+
+// TestTimestampFarInPast: a timestamp a century back comes out as soon as
+// its stream is chosen, before everything else.
+func TestTimestampFarInPast(t *testing.T) {
+	s := session()
+	data := build(t, s, nil,
+		buf{cpu(0, 1), []etltest.Record{ev(1, base+10), ev(2, base-century), ev(3, base+30)}},
+		buf{cpu(1, 2), []etltest.Record{ev(11, base+20), ev(12, base+40)}},
+	)
+	src := source(data, s)
+	got, st := check(t, order.Options{}, src)
+	assert.Equal(t, []uint64{1, 2, 11, 3, 12}, tags(got))
+	assert.Equal(t, s.StartTime-century, got[2].ft)
+	assert.Equal(t, 1, st.Inversions)
+	assert.Equal(t, time.Duration(century+10)*100, st.LargestBackwardStep)
+}
+
+// TestSingleStream: under EVENT_TRACE_NO_PER_PROCESSOR_BUFFERING there is
+// one stream, in sequence order, whatever processor numbers the buffers
+// carry; per-processor buffering would merge the same buffers differently.
+func TestSingleStream(t *testing.T) {
+	s := session()
+	bufs := []buf{
+		{cpu(0, 2), []etltest.Record{ev(3, base+30), ev(4, base+40)}},
+		{cpu(0, 1), []etltest.Record{ev(1, base+10), ev(2, base+20)}},
+		{cpu(3, 3), []etltest.Record{ev(5, base+50), ev(6, base+70)}},
+		{cpu(1, 4), []etltest.Record{ev(7, base+60), ev(8, base+80)}},
+	}
+	s.LogFileMode |= etltest.ModeNoPerProcessorBuffering
+	src := source(build(t, s, nil, bufs...), s)
+	got, st := check(t, order.Options{}, src)
+	assert.Equal(t, []uint64{1, 2, 3, 4, 5, 6, 7, 8}, tags(got))
+	require.Len(t, st.Streams, 2, "the header buffer and one stream")
+	assert.Equal(t, 8, st.Streams[1].Records)
+	assert.Equal(t, 1, st.Inversions)
+
+	s.LogFileMode &^= etltest.ModeNoPerProcessorBuffering
+	got, st = check(t, order.Options{}, source(build(t, s, nil, bufs...), s))
+	assert.Equal(t, []uint64{1, 2, 3, 4, 5, 7, 6, 8}, tags(got))
+	assert.Len(t, st.Streams, 4)
+	assert.Zero(t, st.Inversions)
+}
+
+// TestRelogged: a relogged, merged trace has a small header buffer and may
+// carry the logfile header of another trace among its records. Only the
+// first buffer's header comes first; the other is a record of its stream,
+// delivered at its time.
+func TestRelogged(t *testing.T) {
+	s := session()
+	s.LogFileMode = etltest.ModeFileSequential | etltest.ModeRelog
+	s.HeaderBuffer = &etltest.Buffer{Type: buffer.TypeHeader, Flags: buffer.FlagFlushMarker, Size: 0x400}
+	other := etltest.DefaultSession()
+	other.HeaderTimeStamp = base + 25
+	data := build(t, s, nil,
+		buf{cpu(0, 1), []etltest.Record{ev(1, base+10), etltest.LogfileHeader{Session: &other, BuffersWritten: 9}, ev(2, base+30)}},
+		buf{cpu(1, 2), []etltest.Record{ev(11, base+20), ev(12, base+40)}},
+	)
+	got, st := check(t, order.Options{}, source(data, s))
+	assert.Equal(t, []uint64{1, 11, 2, 12}, tags(got))
+	require.Len(t, got, 6)
+	assert.Equal(t, s.StartTime, got[0].ft, "the file's own logfile header first")
+	assert.Equal(t, 0, got[0].buffer)
+	assert.Equal(t, uint64(0), got[3].tag, "the merged trace's header at its time")
+	assert.Equal(t, s.StartTime+25, got[3].ft)
+	assert.Equal(t, 1, got[3].buffer)
+	assert.Zero(t, st.BackwardSteps)
+}
+
+// TestSeveralSources: files with different clocks merge on UTC time; ties
+// go to the lower processor number, then to the file given first. Each
+// file's header buffer comes first, in the order the files were given.
+func TestSeveralSources(t *testing.T) {
+	a := session()
+	dataA := build(t, a, nil,
+		buf{cpu(0, 1), []etltest.Record{ev(1, base+10), ev(2, base+40)}},
+		buf{cpu(1, 2), []etltest.Record{ev(3, base+25)}},
+	)
+	// B: a 1 MHz clock (10 units a tick) anchored 5 units after A's start.
+	b := session()
+	b.PerfFreq = 1_000_000
+	b.StartTime = a.StartTime + 5
+	b.HeaderTimeStamp = 7000
+	dataB := build(t, b, nil,
+		buf{cpu(1, 1), []etltest.Record{ev(103, 7002)}},
+		buf{cpu(0, 2), []etltest.Record{ev(101, 7001), ev(104, 7002), ev(102, 7003)}},
+	)
+	got, st := check(t, order.Options{}, source(dataA, a), source(dataB, b))
+	assert.Equal(t, []uint64{1, 101, 104, 3, 103, 102, 2}, tags(got))
+	var srcs []int
+	for _, o := range got {
+		srcs = append(srcs, o.src)
+	}
+	assert.Equal(t, []int{0, 1, 0, 1, 1, 0, 1, 1, 0}, srcs)
+	assert.Equal(t, a.StartTime+5, got[1].ft, "B's header, second")
+	assert.Equal(t, a.StartTime+25, got[4].ft)
+	assert.Equal(t, a.StartTime+25, got[5].ft)
+	assert.Equal(t, 2, st.Ties)
+	require.Len(t, st.Streams, 6)
+	assert.True(t, st.Streams[0].Header && st.Streams[1].Header)
+	assert.Equal(t, 1, st.Streams[1].Source)
+
+	got, _ = check(t, order.Options{Mode: order.FileOrder}, source(dataA, a), source(dataB, b))
+	assert.Equal(t, []uint64{1, 2, 3, 103, 101, 104, 102}, tags(got))
+}
+
+// TestCircularFile: a circular file wraps, so its oldest buffers are not
+// at its start, and sequence numbers exceed BuffersWritten.
+func TestCircularFile(t *testing.T) {
+	s := session()
+	s.LogFileMode = header.ModeFileCircular
+	s.BuffersWritten = etltest.Ptr(uint32(3))
+	data := build(t, s, nil,
+		buf{cpu(0, 8), []etltest.Record{ev(9, base+80), ev(10, base+90)}},
+		buf{cpu(1, 9), []etltest.Record{ev(11, base+95)}},
+		buf{cpu(0, 4), []etltest.Record{ev(1, base+10), ev(2, base+20)}},
+		buf{cpu(1, 5), []etltest.Record{ev(3, base+25), ev(4, base+35)}},
+		buf{cpu(0, 6), []etltest.Record{ev(5, base+40), ev(6, base+50)}},
+		buf{cpu(1, 7), []etltest.Record{ev(7, base+60), ev(8, base+70)}},
+	)
+	src := source(data, s)
+	got, st := check(t, order.Options{}, src)
+	assert.Equal(t, []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, tags(got))
+	assert.Zero(t, st.BackwardSteps)
+	assert.Equal(t, int64(4), st.Streams[1].FirstSequence)
+	assert.Equal(t, int64(8), st.Streams[1].LastSequence)
+	assert.Equal(t, 3, st.Streams[1].Buffers)
+
+	got, st = check(t, order.Options{Mode: order.FileOrder}, src)
+	assert.Equal(t, []uint64{9, 10, 11, 1, 2, 3, 4, 5, 6, 7, 8}, tags(got))
+	assert.Equal(t, 1, st.BackwardSteps)
+}
+
+// TestNewFileSequenceNumbers: a file of a NEWFILE session starts with high
+// sequence numbers, has gaps, and exceeds BuffersWritten.
+func TestNewFileSequenceNumbers(t *testing.T) {
+	s := session()
+	s.LogFileMode = header.ModeFileNewFile
+	s.BuffersWritten = etltest.Ptr(uint32(4))
+	data := build(t, s, nil,
+		buf{cpu(0, 913), []etltest.Record{ev(5, base+50)}},
+		buf{cpu(0, 908), []etltest.Record{ev(1, base+10), ev(3, base+30)}},
+		buf{cpu(1, 910), []etltest.Record{ev(2, base+20), ev(4, base+40)}},
+	)
+	got, st := check(t, order.Options{}, source(data, s))
+	assert.Equal(t, []uint64{1, 2, 3, 4, 5}, tags(got))
+	assert.Equal(t, int64(908), st.Streams[1].FirstSequence)
+	assert.Equal(t, int64(913), st.Streams[1].LastSequence)
+}
+
+// TestEqualSequenceNumbers: appended sessions restart their sequence
+// numbers; buffers with the same number keep file order, even when time
+// says otherwise.
+func TestEqualSequenceNumbers(t *testing.T) {
+	s := session()
+	s.LogFileMode = header.ModeFileAppend
+	data := build(t, s, nil,
+		buf{cpu(0, 1), []etltest.Record{ev(1, base+50)}},
+		buf{cpu(1, 1), []etltest.Record{ev(11, base+5)}},
+		buf{cpu(0, 1), []etltest.Record{ev(2, base+10)}},
+	)
+	got, st := check(t, order.Options{}, source(data, s))
+	assert.Equal(t, []uint64{11, 1, 2}, tags(got))
+	assert.Equal(t, 1, st.Streams[1].Inversions)
+}
+
+// TestEventsLostBuffers: buffers flagged EVENTS_LOST or BUFFER_LOST are
+// read like any other; the flag says events are missing around them.
+func TestEventsLostBuffers(t *testing.T) {
+	s := session()
+	s.EventsLost = 7
+	data := build(t, s, nil,
+		buf{cpu(0, 1), []etltest.Record{ev(1, base+10), ev(3, base+30)}},
+		buf{etltest.Buffer{CPU: 1, SequenceNumber: 2, Flags: buffer.FlagEventsLost}, []etltest.Record{ev(2, base+20)}},
+		buf{etltest.Buffer{CPU: 1, SequenceNumber: 3, Flags: buffer.FlagBufferLost}, []etltest.Record{ev(4, base+40)}},
+	)
+	src := source(data, s)
+	obs := &counter{}
+	src.Observer = obs
+	got, _ := check(t, order.Options{}, src)
+	assert.Equal(t, []uint64{1, 2, 3, 4}, tags(got))
+	assert.Equal(t, 1, obs.eventsLost/len(readModes))
+	assert.Equal(t, 1, obs.bufferLost/len(readModes))
+}
+
+// counter is an Observer that counts.
+type counter struct {
+	scanned, scanErrs, loaded, loadErrs, records, recordErrs, cut int
+	eventsLost, bufferLost                                        int
+	ended                                                         int
+}
+
+func (c *counter) Scanned(b *buffer.Buffer, span int64, err error) {
+	c.scanned++
+	if err != nil {
+		c.scanErrs++
+	}
+}
+func (c *counter) Ended(bool) { c.ended++ }
+func (c *counter) Loaded(b *buffer.Buffer, err error) {
+	if err != nil {
+		c.loadErrs++
+		return
+	}
+	c.loaded++
+	if b.BufferFlag&buffer.FlagEventsLost != 0 {
+		c.eventsLost++
+	}
+	if b.BufferFlag&buffer.FlagBufferLost != 0 {
+		c.bufferLost++
+	}
+}
+func (c *counter) Decoded(rec *record.Record, err error, more bool) {
+	switch {
+	case err == nil:
+		c.records++
+	case more:
+		c.recordErrs++
+	default:
+		c.cut++
+	}
+}
+
+// TestDamagedBuffers: a buffer that does not decompress and one whose
+// Offset points into its header cost those buffers only; their errors come
+// in their place in the stream, and every other record is delivered.
+func TestDamagedBuffers(t *testing.T) {
+	s := session()
+	data := build(t, s, nil,
+		buf{cpu(0, 1), []etltest.Record{ev(1, base+10), ev(2, base+30)}},
+		buf{cpu(1, 2), []etltest.Record{ev(11, base+20), ev(12, base+40)}},
+		buf{etltest.Buffer{CPU: 0, SequenceNumber: 3, BadCompression: true}, []etltest.Record{ev(99, base+35)}},
+		buf{etltest.Buffer{CPU: 0, SequenceNumber: 4, Offset: etltest.Ptr(uint32(0x20))}, []etltest.Record{ev(98, base+36)}},
+		buf{cpu(0, 5), []etltest.Record{ev(3, base+50)}},
+	)
+	src := source(data, s)
+	obs := &counter{}
+	src.Observer = obs
+	got, st := collect(t, order.Options{}, src)
+	// Six buffers: the walk cannot go through the one whose Offset points
+	// into its header, and the one that does not decompress fails when read.
+	assert.Equal(t, counter{scanned: 6, scanErrs: 1, loaded: 4, loadErrs: 1, records: 6, ended: 1}, *obs)
+	got, stats := check(t, order.Options{}, src)
+	st = &stats
+	var seq []string
+	for _, o := range got[1:] {
+		seq = append(seq, o.String())
+	}
+	assert.Equal(t, []string{"1", "11", "2", "error", "error", "12", "3"}, seq)
+	assert.True(t, errors.Is(got[4].err, buffer.ErrDecompress), "%v", got[4].err)
+	assert.True(t, errors.Is(got[5].err, buffer.ErrMalformed), "%v", got[5].err)
+	var fe *buffer.FormatError
+	require.ErrorAs(t, got[5].err, &fe)
+	assert.Equal(t, 4, fe.Buffer)
+	assert.Equal(t, 6, st.Records, "the five records and the logfile header")
+
+	got, _ = check(t, order.Options{Mode: order.FileOrder}, src)
+	seq = seq[:0]
+	for _, o := range got[1:] {
+		seq = append(seq, o.String())
+	}
+	assert.Equal(t, []string{"1", "2", "11", "12", "error", "error", "3"}, seq)
+}

@@ -1,0 +1,379 @@
+package order
+
+import (
+	"iter"
+	"runtime"
+
+	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/record"
+)
+
+// Merge iterates the records of one or more sources in the order its
+// Options ask for. A Merge can be iterated more than once, but not from two
+// goroutines at a time.
+type Merge struct {
+	sources []Source
+	opts    Options
+	stats   Stats
+
+	streams  []*stream // header streams first, then data streams
+	data     []*stream // the data streams, by leaf of the tree
+	keys     []key     // the data streams' keys, by leaf
+	tree     loserTree
+	rd       *reader
+	errs     []map[int32]error // scan errors by source and buffer index
+	trailing []error
+	noKey    key // where header streams write their keys
+
+	// The last record delivered, for the output counts.
+	lastT   int64
+	lastSID int
+	lastSrc int
+	hasOut  bool
+
+	win window
+}
+
+// New prepares an iteration over sources, in the order given: their header
+// buffers are delivered in that order, and FileOrder reads them one after
+// another.
+func New(opts Options, sources ...Source) *Merge {
+	return &Merge{sources: sources, opts: opts}
+}
+
+// Stats returns the counts of the last iteration, complete or not.
+func (m *Merge) Stats() *Stats { return &m.stats }
+
+// Source is the index, among the sources given to New, of the source of the
+// record just delivered; it is meant for the body of the loop.
+func (m *Merge) Source() int { return m.lastSrc }
+
+// Records iterates the records. The *record.Record and every slice in it
+// are valid until the loop body returns: the storage is reused for the next
+// record (see Record.Clone). A damaged buffer or record yields a nil record
+// and a *buffer.FormatError in its place, and the iteration goes on; a
+// damaged buffer costs that buffer only.
+func (m *Merge) Records() iter.Seq2[*record.Record, error] {
+	return func(yield func(*record.Record, error) bool) {
+		m.stats = Stats{Mode: m.opts.Mode}
+		m.hasOut = false
+		switch m.opts.Mode {
+		case FileOrder:
+			m.fileOrder(yield)
+		default:
+			m.merge(yield)
+		}
+	}
+}
+
+// stream is the buffers of one processor of one source, or a source's
+// header buffer, with the one record the merge looks at.
+type stream struct {
+	id     int
+	src    int
+	header bool
+	cpu    uint16
+	locs   []loc
+	next   int // next loc to read
+	clock  *header.Clock
+	obs    Observer
+
+	// ring holds the slots read or being read, in stream order.
+	ring    []*slot
+	head, n int
+	cur     *slot
+	active  bool // the cursor walks cur's records
+	cursor  record.Cursor
+	rec     record.Record
+	ctx     record.Context // what rec inherits from cur, for Sorted's copies
+	done    bool
+
+	t       int64 // time of rec as a FILETIME
+	k       *key
+	last    int64
+	hasLast bool
+	st      *StreamStats
+}
+
+func (m *Merge) setup() {
+	m.streams, m.data, m.keys, m.trailing = nil, nil, nil, nil
+	m.errs = make([]map[int32]error, len(m.sources))
+	largest := 0
+	var headers, data []*stream
+	for si := range m.sources {
+		src := &m.sources[si]
+		sc := scan(si, src)
+		m.errs[si] = sc.errs
+		m.trailing = append(m.trailing, sc.trailing...)
+		largest = max(largest, sc.largest)
+		for _, s := range sc.streams {
+			s.clock, s.obs = src.Clock, src.Observer
+			if s.header {
+				headers = append(headers, s)
+			} else {
+				data = append(data, s)
+			}
+		}
+	}
+	m.streams = append(headers, data...)
+	m.data = data
+	m.keys = make([]key, len(data))
+	m.stats.Streams = make([]StreamStats, len(m.streams))
+	for i, s := range m.streams {
+		s.id = i
+		s.st = &m.stats.Streams[i]
+		*s.st = StreamStats{Source: s.src, Processor: s.cpu, Header: s.header, Buffers: len(s.locs)}
+		if len(s.locs) > 0 {
+			s.st.FirstSequence, s.st.LastSequence = s.locs[0].seq, s.locs[len(s.locs)-1].seq
+		}
+		s.k = &m.noKey
+	}
+	for i, s := range data {
+		s.k = &m.keys[i]
+	}
+
+	depth := m.opts.ReadAhead
+	if depth == 0 {
+		depth = DefaultReadAhead
+	}
+	depth = max(depth, 0)
+	for depth > 0 && len(m.streams)*(1+depth)*largest > ReadAheadBudget {
+		depth--
+	}
+	workers := m.opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if depth == 0 {
+		workers = 0
+	}
+	m.stats.ReadAhead, m.stats.Workers = depth, workers
+
+	slots := 0
+	for _, s := range m.streams {
+		n := min(depth+1, len(s.locs))
+		s.ring = make([]*slot, max(n, 1))
+		slots += n
+	}
+	m.rd = newReader(m.sources, workers, slots)
+	// Queue the first buffer of every stream before the second of any, so
+	// that the merge can start as soon as possible.
+	for d := 0; d <= depth; d++ {
+		for _, s := range m.streams {
+			if d < len(s.ring) && s.next < len(s.locs) {
+				sl := &slot{}
+				if workers > 0 {
+					sl.done = make(chan struct{}, 1)
+				}
+				m.submit(s, sl)
+			}
+		}
+	}
+}
+
+// submit puts the stream's next buffer into sl and asks for it to be read.
+func (m *Merge) submit(s *stream, sl *slot) {
+	l := s.locs[s.next]
+	s.next++
+	sl.src, sl.off, sl.index = s.src, l.off, int(l.index)
+	sl.scanErr, sl.err = l.bad, nil
+	if l.bad {
+		sl.err = m.errs[s.src][l.index]
+	}
+	s.ring[(s.head+s.n)%len(s.ring)] = sl
+	s.n++
+	m.rd.submit(sl)
+}
+
+// nextBuffer moves s to its next buffer, handing the current one back to
+// be read again with a later buffer. It returns false at the stream's end.
+func (m *Merge) nextBuffer(s *stream) bool {
+	if s.cur != nil {
+		// The caller has finished with every record of cur.
+		cur := s.cur
+		s.cur = nil
+		if s.next < len(s.locs) {
+			m.submit(s, cur)
+		}
+	}
+	if s.n == 0 {
+		return false
+	}
+	sl := s.ring[s.head]
+	s.ring[s.head] = nil
+	s.head = (s.head + 1) % len(s.ring)
+	s.n--
+	m.rd.await(sl)
+	s.cur = sl
+	if sl.scanErr {
+		return true
+	}
+	if s.obs != nil {
+		if sl.err != nil {
+			s.obs.Loaded(nil, sl.err)
+		} else {
+			s.obs.Loaded(&sl.buf, nil)
+		}
+	}
+	if sl.err == nil {
+		b := &sl.buf
+		s.cursor.Reset(b, s.clock)
+		if m.opts.Mode == Sorted {
+			s.ctx = record.Context{
+				Clock:            s.clock,
+				ProcessorNumber:  b.ProcessorNumber(),
+				ProcessorIndex:   b.BufferFlag&buffer.FlagProcIndex != 0,
+				BufferTimeStamp:  b.TimeStamp,
+				BufferIndex:      b.Index,
+				BufferFileOffset: b.FileOffset,
+				Compressed:       b.Compressed(),
+			}
+		}
+	}
+	return true
+}
+
+// advance moves s to its next record and sets its key; at the stream's end
+// the key becomes exhausted. An error is returned for the caller to deliver
+// in the record's place, after which the caller calls advance again.
+func (m *Merge) advance(s *stream) error {
+	for {
+		if s.active {
+			ok, err := s.cursor.Next(&s.rec)
+			if err != nil {
+				// The cursor goes on with the next record when it can, and
+				// otherwise reports the end of the buffer on the next call.
+				if s.obs != nil {
+					s.obs.Decoded(nil, err, ok)
+				}
+				return err
+			}
+			if ok {
+				if s.obs != nil {
+					s.obs.Decoded(&s.rec, nil, true)
+				}
+				m.took(s)
+				return nil
+			}
+			s.active = false
+		}
+		if !m.nextBuffer(s) {
+			s.done = true
+			*s.k = exhausted
+			return nil
+		}
+		if s.cur.err != nil {
+			return s.cur.err
+		}
+		s.active = true
+	}
+}
+
+// took sets the key of the record s just decoded and counts inversions.
+func (m *Merge) took(s *stream) {
+	t := header.TimeToFileTime(s.rec.TimeStamp)
+	s.t = t
+	*s.k = key{t: t, hi: makeHi(s.rec.ProcessorNumber, s.src, s.rec.BufferIndex)}
+	s.st.Records++
+	if s.hasLast && t < s.last {
+		d := fileTimeDuration(uint64(s.last) - uint64(t))
+		s.st.Inversions++
+		s.st.LargestInversion = max(s.st.LargestInversion, d)
+		m.stats.Inversions++
+		m.stats.LargestInversion = max(m.stats.LargestInversion, d)
+	}
+	s.last, s.hasLast = t, true
+}
+
+func (m *Merge) merge(yield func(*record.Record, error) bool) {
+	m.setup()
+	defer m.rd.close()
+	if m.opts.Mode == Sorted {
+		m.win.reset(&m.opts)
+	}
+	// step advances s past errors, delivering them; false: stop.
+	step := func(s *stream) bool {
+		for {
+			err := m.advance(s)
+			if err == nil {
+				return true
+			}
+			if !yield(nil, err) {
+				return false
+			}
+		}
+	}
+	for _, s := range m.streams {
+		if !s.header {
+			break
+		}
+		for {
+			if !step(s) {
+				return
+			}
+			if s.done {
+				break
+			}
+			if !m.deliver(s, yield) {
+				return
+			}
+		}
+	}
+	for _, s := range m.data {
+		if !step(s) {
+			return
+		}
+	}
+	m.tree.init(m.keys)
+	for len(m.data) > 0 {
+		i := m.tree.winner()
+		s := m.data[i]
+		if s.done {
+			break
+		}
+		if !m.deliver(s, yield) {
+			return
+		}
+		if !step(s) {
+			return
+		}
+		m.tree.replay(i)
+	}
+	if m.opts.Mode == Sorted {
+		for m.win.len() > 0 {
+			if !m.release(yield) {
+				return
+			}
+		}
+	}
+	for _, err := range m.trailing {
+		if !yield(nil, err) {
+			return
+		}
+	}
+}
+
+// deliver hands the current record of s to the caller, or to the window.
+func (m *Merge) deliver(s *stream, yield func(*record.Record, error) bool) bool {
+	if m.opts.Mode == Sorted {
+		return m.hold(s, yield)
+	}
+	return m.emit(&s.rec, s.t, s.id, s.src, yield)
+}
+
+// emit delivers a record and keeps the output counts.
+func (m *Merge) emit(rec *record.Record, t int64, sid, src int, yield func(*record.Record, error) bool) bool {
+	st := &m.stats
+	if m.hasOut {
+		if t < m.lastT {
+			st.BackwardSteps++
+			st.LargestBackwardStep = max(st.LargestBackwardStep, fileTimeDuration(uint64(m.lastT)-uint64(t)))
+		} else if t == m.lastT && sid != m.lastSID {
+			st.Ties++
+		}
+	}
+	m.lastT, m.lastSID, m.lastSrc, m.hasOut = t, sid, src, true
+	st.Records++
+	return yield(rec, nil)
+}

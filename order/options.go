@@ -1,0 +1,113 @@
+package order
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/record"
+)
+
+// Mode chooses the order records are delivered in.
+type Mode uint8
+
+const (
+	// Ordered delivers records as ProcessTrace does: the header buffer
+	// first, then a merge of the processors' streams by time.
+	Ordered Mode = iota
+	// FileOrder delivers records as they lie in the files, buffer by buffer
+	// and file after file: the fastest, and the order a file dump shows.
+	FileOrder
+	// Sorted is Ordered followed by a bounded reorder window, which also
+	// puts right the records of a stream that are out of time order.
+	Sorted
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Ordered:
+		return "ordered"
+	case FileOrder:
+		return "file"
+	case Sorted:
+		return "sorted"
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// DefaultWindowRecords is the reorder window of Sorted when Options gives
+// neither a duration nor a count, and the bound on the records held when it
+// gives only a duration.
+const DefaultWindowRecords = 1 << 16
+
+// DefaultReadAhead is the number of buffers of each stream read ahead of the
+// merge when Options.ReadAhead is 0.
+const DefaultReadAhead = 2
+
+// ReadAheadBudget bounds the memory of the buffers read ahead: the depth is
+// lowered, down to none, until streams × (1 + depth) × buffer size fits.
+const ReadAheadBudget = 32 << 20
+
+// Options tunes an iteration. The zero value is the Ordered mode with
+// read-ahead on every core.
+type Options struct {
+	Mode Mode
+
+	// Window and WindowRecords bound the reorder window of Sorted: a record
+	// is held until one later than it by more than Window arrives, and no
+	// more than WindowRecords are held. With both zero the window is
+	// DefaultWindowRecords records; with only Window set, at most
+	// DefaultWindowRecords records are held. Memory is bounded by the
+	// records held.
+	Window        time.Duration
+	WindowRecords int
+
+	// ReadAhead is how many buffers of each stream are read and
+	// decompressed ahead of the merge; 0 means DefaultReadAhead, a negative
+	// value reads every buffer on the iterating goroutine when it is needed.
+	ReadAhead int
+	// Workers is the number of goroutines that read ahead; 0 means
+	// GOMAXPROCS.
+	Workers int
+}
+
+// Source is one trace file to iterate.
+type Source struct {
+	// NewWalker returns a walker over the file's buffers, configured as the
+	// file-order walk is (extents, session buffer size, decompression bound).
+	NewWalker func() *buffer.Walker
+	// Size is the input's size in bytes.
+	Size int64
+	// Clock converts the file's timestamps to UTC; the merge compares UTC.
+	Clock *header.Clock
+	// HeaderBuffer says the first buffer holds the logfile-header record and
+	// is to be delivered before the merge.
+	HeaderBuffer bool
+	// SingleStream puts every buffer in one stream, whatever its processor
+	// number: EVENT_TRACE_NO_PER_PROCESSOR_BUFFERING.
+	SingleStream bool
+	// Observer, when set, sees the buffers and records of this source.
+	Observer Observer
+}
+
+// Observer sees what an iteration meets in one source, on the iterating
+// goroutine, so that the caller can keep counts that come out the same in
+// every mode. Every buffer is reported once by Scanned and, when Scanned
+// gave no error, once by Loaded; every record or record error once by
+// Decoded.
+type Observer interface {
+	// Scanned reports a buffer found by the walk, with the bytes of input it
+	// covers. err is set when the buffer cannot be read at all; the error is
+	// also delivered by the iteration, in the buffer's place.
+	Scanned(b *buffer.Buffer, span int64, err error)
+	// Ended reports the end of the walk; zeroTail as buffer.Walker.ZeroTail.
+	Ended(zeroTail bool)
+	// Loaded reports a buffer read when the iteration reaches it: b on
+	// success, err (a *buffer.FormatError) when it could not be read or
+	// decompressed.
+	Loaded(b *buffer.Buffer, err error)
+	// Decoded reports each record decoded (err nil) or each record error;
+	// more is false when the error ends its buffer, as record.Cursor says.
+	Decoded(rec *record.Record, err error, more bool)
+}

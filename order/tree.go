@@ -1,0 +1,80 @@
+package order
+
+import "math"
+
+// key orders the heads of the streams: UTC time as a FILETIME, then hi,
+// which packs the processor number, the source and the file index of the
+// stream's current buffer. Two streams never share a current buffer, so
+// keys of different streams never compare equal and the merge is
+// deterministic.
+type key struct {
+	t  int64
+	hi uint64
+}
+
+// exhausted sorts after every record: a live key's hi stays below 1<<63
+// because processor numbers have at most 16 bits and are shifted by 47.
+var exhausted = key{t: math.MaxInt64, hi: math.MaxUint64}
+
+func makeHi(cpu uint16, src int, bufferIndex int) uint64 {
+	return uint64(cpu)<<47 | uint64(uint16(src))<<31 | uint64(uint32(bufferIndex)&0x7FFFFFFF)
+}
+
+func (a *key) less(b *key) bool {
+	return a.t < b.t || a.t == b.t && a.hi < b.hi
+}
+
+// loserTree is a tournament over the keys of k streams: node 0 holds the
+// winner, nodes 1..k-1 the loser of the match played there, and the leaves
+// k..2k-1 stand for the streams. Replacing the winner's key and replaying
+// its path to the root costs ⌈log2 k⌉ comparisons, against about twice that
+// for a binary heap, which matters at one replay per record.
+type loserTree struct {
+	node []int32
+	keys []key
+}
+
+func (t *loserTree) init(keys []key) {
+	k := len(keys)
+	t.keys = keys
+	if cap(t.node) < k {
+		t.node = make([]int32, k)
+	}
+	t.node = t.node[:k]
+	if k == 0 {
+		return
+	}
+	// Play the tournament bottom up, keeping the winners of each node in a
+	// scratch array of 2k entries.
+	win := make([]int32, 2*k)
+	for i := 0; i < k; i++ {
+		win[k+i] = int32(i)
+	}
+	for n := k - 1; n >= 1; n-- {
+		a, b := win[2*n], win[2*n+1]
+		if t.keys[b].less(&t.keys[a]) {
+			a, b = b, a
+		}
+		win[n], t.node[n] = a, b
+	}
+	if k == 1 {
+		t.node[0] = 0
+	} else {
+		t.node[0] = win[1]
+	}
+}
+
+// winner is the stream whose key is smallest.
+func (t *loserTree) winner() int { return int(t.node[0]) }
+
+// replay restores the tree after the key of stream s (the winner) changed.
+func (t *loserTree) replay(s int) {
+	k := len(t.node)
+	w := int32(s)
+	for n := (s + k) >> 1; n > 0; n >>= 1 {
+		if l := t.node[n]; t.keys[l].less(&t.keys[w]) {
+			t.node[n], w = w, l
+		}
+	}
+	t.node[0] = w
+}
