@@ -25,11 +25,13 @@
 //   - Level 0 is TRACE_LEVEL_NONE, which EnableTraceEx2 takes as "every
 //     level"; it is treated as 255, so records of every level, 255 included,
 //     pass it.
-//   - MatchAny 0 means no keyword was given. Controllers enable every keyword
-//     in that case (logman, xperf and PerfView all pass all-ones), so it is
-//     treated as all-ones. Without that, the formula above would let only
-//     keyword-0 records through a session that asked for no keyword
-//     restriction at all.
+//   - MatchAny 0 means no keyword was given, and is treated as all-ones.
+//     Taken literally, the formula above would let only keyword-0 records
+//     through a session that asked for no keyword restriction at all;
+//     controllers given no keywords enable all of them instead (PerfView's
+//     default MatchAnyKeyword, for one, is all-ones). ProviderState, which
+//     models the provider's side, takes what its EnableCallback receives
+//     literally, MatchAny 0 included.
 //
 // MatchAll 0 needs no such rule: it requires nothing.
 //
@@ -55,8 +57,9 @@
 //
 // A provider is named by GUID (for kernel records, the GUID of the HookId's
 // group, which is the record's ProviderId), or by the name in the record's
-// provider traits, compared case-insensitively as ETW compares provider
-// names. An entry with Group set enables a provider group instead
+// provider traits, compared case-insensitively. Only TraceLogging and
+// EventSource providers write their name into their records; a manifest
+// provider is named by its GUID. An entry with Group set enables a provider group instead
 // (EVENT_ENABLE_PROPERTY_PROVIDER_GROUP): a record belongs to group G when
 // its provider traits carry a group trait (type 1) holding G. Providers in
 // the entry's Disallow list are not enabled through the group, but are
@@ -65,9 +68,9 @@
 //
 // When several entries of one session name the same record, the most
 // specific one decides: an entry by GUID over one by name, and either over
-// a group entry. That mirrors how a later, direct EnableTraceEx2 call for a
-// provider sets that provider's state in the session, whatever its group
-// is enabled with.
+// a group entry. The documentation does not say how ETW combines a
+// provider's own enablement with its group's in one session; this choice
+// lets a user narrow, or widen, one provider of an enabled group.
 //
 // # Scope filters
 //
