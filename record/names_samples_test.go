@@ -111,10 +111,10 @@ func TestEventTraceSamples(t *testing.T) {
 	}
 	zeroGUID := `"00000000-0000-0000-0000-000000000000"`
 	assert.Equal(t, map[string]string{
-		"win11-waasmedic.etl EventTrace/PartitionInfoExtension": `{"EventVersion":0,"Reserved":0,"PartitionType":0,"QpcOffsetFromRoot":0,"PartitionId":` + zeroGUID + `,"ParentId":` + zeroGUID + `}`,
-		"win11-waasmedic.etl EventTrace/BuildLab":               `{"BuildLab":"22621.1.amd64fre.ni_release.220506-1250"}`,
-		"win11-waasmedic.etl EventTrace/DbgIdRSDS":              `{"GuidSig":"30869371-f7d6-ab23-8610-af80c72ae579","Age":1,"PdbFileName":"WaaSMedicSvcImpl.pdb"}`,
-		"net452-x64-merged-compressed.etl EventTrace/Extension": `{"GroupMask1":"0x1270F","GroupMask2":"0x2","GroupMask3":"0x0","GroupMask4":"0x0","GroupMask5":"0x0","GroupMask6":"0x0","GroupMask7":"0x0","GroupMask8":"0x0","KernelEventVersion":42}`,
+		"win11-waasmedic.etl EventTrace/PartitionInfoExtension":       `{"EventVersion":0,"Reserved":0,"PartitionType":0,"QpcOffsetFromRoot":0,"PartitionId":` + zeroGUID + `,"ParentId":` + zeroGUID + `}`,
+		"win11-waasmedic.etl EventTrace/BuildLab":                     `{"BuildLab":"22621.1.amd64fre.ni_release.220506-1250"}`,
+		"win11-waasmedic.etl EventTrace/DbgIdRSDS":                    `{"GuidSig":"30869371-f7d6-ab23-8610-af80c72ae579","Age":1,"PdbFileName":"WaaSMedicSvcImpl.pdb"}`,
+		"net452-x64-merged-compressed.etl EventTrace/Extension":       `{"GroupMask1":"0x1270F","GroupMask2":"0x2","GroupMask3":"0x0","GroupMask4":"0x0","GroupMask5":"0x0","GroupMask6":"0x0","GroupMask7":"0x0","GroupMask8":"0x0","KernelEventVersion":42}`,
 		"net452-x64-merged-compressed.etl EventTrace/EndExtension":    `{"GroupMask1":"0x0","GroupMask2":"0x0","GroupMask3":"0x0","GroupMask4":"0x0","GroupMask5":"0x0","GroupMask6":"0x0","GroupMask7":"0x0","GroupMask8":"0x0","KernelEventVersion":42}`,
 		"net452-x64-merged-compressed.etl EventTrace/RundownComplete": `{}`,
 		"diaghub-kernel.etl EventTrace/Extension":                     `{"GroupMask1":"0x0","GroupMask2":"0x0","GroupMask3":"0x0","GroupMask4":"0x0","GroupMask5":"0x0","GroupMask6":"0x0","GroupMask7":"0x0","GroupMask8":"0x0","KernelEventVersion":80}`,
