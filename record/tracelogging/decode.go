@@ -188,6 +188,7 @@ func (d *decoder) value(f *Field, out *Value) error {
 		return d.fail(start, ErrTooManyValues, "array of %d elements exceeds the %d values the payload allows", n, d.limit)
 	}
 	block := d.alloc(n)
+	first := d.pos
 	for i := 0; i < n; i++ {
 		d.push(f, i)
 		err := d.element(f, d.at(block, i))
@@ -196,7 +197,7 @@ func (d *decoder) value(f *Field, out *Value) error {
 			return err
 		}
 	}
-	*out = Value{field: f, kind: KindArray, kids: d.kids(block, n)}
+	*out = Value{field: f, kind: KindArray, kids: d.kids(block, n), raw: d.p[first:d.pos:d.pos]}
 	if out.kids == nil {
 		out.kids = []Value{}
 	}
@@ -218,7 +219,7 @@ func (d *decoder) element(f *Field, out *Value) error {
 				return err
 			}
 		}
-		*out = Value{field: f, kind: KindStruct, kids: d.kids(block, n)}
+		*out = Value{field: f, kind: KindStruct, kids: d.kids(block, n), raw: d.p[start:d.pos:d.pos]}
 		if out.kids == nil {
 			out.kids = []Value{}
 		}

@@ -201,12 +201,44 @@ func TestDecodeArraysOfEveryType(t *testing.T) {
 					assert.Equal(t, c.text, e.String())
 					assert.Equal(t, "arr", e.Name())
 				}
-				assert.Equal(t, "["+c.json+","+c.json+"]", string(arr.AppendJSON(nil)))
-				assert.Equal(t, "["+c.json+","+c.json+"]", arr.String())
+				if c.out == 0x02 { // a character array renders as text
+					assert.Equal(t, `"MM"`, string(arr.AppendJSON(nil)))
+					assert.Equal(t, "MM", arr.String())
+				} else {
+					assert.Equal(t, "["+c.json+","+c.json+"]", string(arr.AppendJSON(nil)))
+					assert.Equal(t, "["+c.json+","+c.json+"]", arr.String())
+				}
 				assert.Equal(t, uint64(0x5A), vals[1].Uint())
 			})
 		}
 	}
+}
+
+func TestDecodeCharacterArrays(t *testing.T) {
+	fixed8 := fo("name8", 3|0x20, 0x02)
+	fixed8.count = 6
+	s, err := tl.ParseSchema(meta("E", nil,
+		fo("wide", 6|0x40, 0x02), fixed8, fo("empty8", 4|0x40, 0x02), f("plain", 4|0x40), fo("wide16", 5|0x20, 0x02)))
+	require.NoError(t, err)
+	require.Equal(t, uint16(0), s.Fields[4].Count)
+	p := cat(le16(3), u16n("hé\n"), []byte("ab\xe9\x00\x00\x00"), le16(0), le16(2), []byte{1, 2})
+	vals, err := s.Decode(p, 8, nil)
+	require.NoError(t, err)
+	require.Len(t, vals, 5)
+	assert.True(t, vals[0].IsText())
+	assert.Equal(t, "hé\n", vals[0].Str())
+	assert.Equal(t, `hé\n`, vals[0].String())
+	assert.Equal(t, `"hé\n"`, string(vals[0].AppendJSON(nil)))
+	assert.Len(t, vals[0].Elems(), 3, "the elements stay available")
+	assert.Equal(t, uint64('h'), vals[0].Elems()[0].Uint())
+	assert.Equal(t, "abé", vals[1].Str(), "NUL padding is trimmed, the bytes are Latin-1")
+	assert.Equal(t, "", vals[2].Str())
+	assert.Equal(t, `""`, string(vals[2].AppendJSON(nil)))
+	assert.False(t, vals[3].IsText(), "without OutType String bytes stay numbers")
+	assert.Equal(t, "[1,2]", vals[3].String())
+	assert.Equal(t, "", vals[3].Str())
+	assert.Equal(t, []byte{1, 2}, vals[3].Raw())
+	assert.Equal(t, "", vals[4].Str())
 }
 
 func TestDecodeEmptyArrays(t *testing.T) {

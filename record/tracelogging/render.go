@@ -21,8 +21,12 @@ const hexDigits = "0123456789ABCDEF"
 // a date-time; strings as they are with control characters escaped
 // (\n, \t, \xNN); bytes as 0x-prefixed hex; GUIDs in lower-case
 // 8-4-4-4-12 form; times in RFC 3339 UTC with 7 fraction digits; SIDs as
-// S-1-…; structs and arrays as JSON, which keeps nesting unambiguous.
+// S-1-…; character arrays as strings; structs and other arrays as JSON,
+// which keeps nesting unambiguous.
 func (v Value) AppendText(dst []byte) []byte {
+	if v.isCharArray() {
+		return v.appendStringText(dst)
+	}
 	switch v.kind {
 	case KindInt, KindUint:
 		return v.appendNumber(dst, false)
@@ -53,6 +57,9 @@ func (v Value) AppendText(dst []byte) []byte {
 // embedded as they are; structs as objects with members in schema order;
 // arrays as arrays.
 func (v Value) AppendJSON(dst []byte) []byte {
+	if v.isCharArray() {
+		return appendJSONString(dst, v.runes())
+	}
 	switch v.kind {
 	case KindInt, KindUint:
 		return v.appendNumber(dst, true)

@@ -210,6 +210,8 @@ func TestTraceLoggingSamples(t *testing.T) {
 					units[i] = uint16(e.Uint())
 				}
 				assert.Equal(t, field(t, ev, "Script").Str(), string(utf16.Decode(units)))
+				assert.True(t, raw.IsText())
+				assert.Equal(t, field(t, ev, "Script").Str(), raw.Str())
 			}
 			assert.Equal(t, map[string]int{
 				`PowerShell_C:\Windows\System32\WindowsPowerShell\v1.0\powershell.exe_10.0.18362.1`: 15,

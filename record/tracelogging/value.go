@@ -129,19 +129,37 @@ func (v Value) Float() float64 {
 // other kinds.
 func (v Value) Bool() bool { return v.kind == KindBool && v.num != 0 }
 
-// Str is the value of a KindString converted to UTF-8; "" for other kinds.
-// UTF-16 is decoded with unpaired surrogates as U+FFFD. 8-bit strings are
-// taken as UTF-8 when they are valid UTF-8 (always so with OutUTF8, where
-// bad bytes become U+FFFD) and otherwise as Latin-1, since the writer's
-// code page is not recorded.
+// Str is the value of a KindString, or of a character array, converted to
+// UTF-8; "" for other kinds. UTF-16 is decoded with unpaired surrogates as
+// U+FFFD. 8-bit strings are taken as UTF-8 when they are valid UTF-8
+// (always so with OutUTF8, where bad bytes become U+FFFD) and otherwise as
+// Latin-1, since the writer's code page is not recorded.
 func (v Value) Str() string {
-	if v.kind != KindString {
+	if !v.IsText() {
 		return ""
 	}
-	if v.flags&flagUTF16 == 0 && utf8.Valid(v.raw) {
-		return string(v.raw)
+	it := v.runes()
+	if !it.utf16 && !it.latin1 && utf8.Valid(it.b) {
+		return string(it.b)
 	}
-	return string(v.appendUTF8(nil))
+	return string(v.appendUTF8(make([]byte, 0, len(it.b))))
+}
+
+// IsText reports whether the value is text: a KindString, or a character
+// array, which TraceLogging writes as an array of UInt8/Int8 (8-bit
+// characters) or UInt16/Int16 (UTF-16 code units) with OutType String.
+// Character arrays keep their elements, and render as strings.
+func (v Value) IsText() bool { return v.kind == KindString || v.isCharArray() }
+
+func (v Value) isCharArray() bool {
+	if v.kind != KindArray || v.OutType() != OutString {
+		return false
+	}
+	switch v.InType() {
+	case InInt8, InUInt8, InInt16, InUInt16:
+		return true
+	}
+	return false
 }
 
 // appendUTF8 appends the string contents converted to UTF-8, unescaped.
@@ -165,7 +183,18 @@ type runeIter struct {
 
 func (v Value) runes() runeIter {
 	it := runeIter{b: v.raw, utf16: v.flags&flagUTF16 != 0}
-	if !it.utf16 && v.OutType() != OutUTF8 && !utf8.Valid(v.raw) {
+	if v.isCharArray() {
+		// Fixed-size character arrays are padded with NULs.
+		it.utf16 = v.InType() == InInt16 || v.InType() == InUInt16
+		w := 1
+		if it.utf16 {
+			w = 2
+		}
+		for len(it.b) >= w && it.b[len(it.b)-1] == 0 && it.b[len(it.b)-w] == 0 {
+			it.b = it.b[:len(it.b)-w]
+		}
+	}
+	if !it.utf16 && v.OutType() != OutUTF8 && !utf8.Valid(it.b) {
 		it.latin1 = true
 	}
 	return it
@@ -215,7 +244,7 @@ func (v Value) Bytes() []byte {
 }
 
 // Raw is the payload bytes the value was decoded from, without any count
-// prefix or terminator; nil for structs and arrays.
+// prefix or terminator; for arrays, the bytes of their elements.
 func (v Value) Raw() []byte { return v.raw }
 
 // GUID is the value of a KindGUID; uuid.Nil for other kinds.
