@@ -86,8 +86,10 @@ type stream struct {
 	active  bool // the cursor walks cur's records
 	cursor  record.Cursor
 	rec     record.Record
-	ctx     record.Context // what rec inherits from cur, for Sorted's copies
-	done    bool
+	// cursorProcIndex: cur carries a 16-bit processor index, which its
+	// records inherit (Sorted keeps it for the records it copies).
+	cursorProcIndex bool
+	done            bool
 
 	t       int64 // time of rec as a FILETIME
 	k       *key
@@ -219,17 +221,7 @@ func (m *Merge) nextBuffer(s *stream) bool {
 	if sl.err == nil {
 		b := &sl.buf
 		s.cursor.Reset(b, s.clock)
-		if m.opts.Mode == Sorted {
-			s.ctx = record.Context{
-				Clock:            s.clock,
-				ProcessorNumber:  b.ProcessorNumber(),
-				ProcessorIndex:   b.BufferFlag&buffer.FlagProcIndex != 0,
-				BufferTimeStamp:  b.TimeStamp,
-				BufferIndex:      b.Index,
-				BufferFileOffset: b.FileOffset,
-				Compressed:       b.Compressed(),
-			}
-		}
+		s.cursorProcIndex = b.BufferFlag&buffer.FlagProcIndex != 0
 	}
 	return true
 }

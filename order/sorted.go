@@ -5,37 +5,50 @@ import (
 	"github.com/etlkit/etlkit/record"
 )
 
-// held is a record kept in the reorder window. The record's bytes are
-// copied, because the buffer they live in moves on, and decoded again when
-// the record leaves the window: that costs a second decode but no
-// allocation once the window's storage has grown.
+// held is a record kept in the reorder window: its bytes, copied into the
+// window's arena because the buffer they live in moves on, and what the
+// record inherits from that buffer. It is decoded again when it leaves the
+// window; that costs a second decode, but the window holds no pointers for
+// the collector to scan and allocates nothing once it has grown.
 type held struct {
-	t       int64
-	cpu     uint16
-	arrival uint64 // place in the merge's output: ties keep the merge's order
-	sid     int
-	off     int
-	ctx     record.Context
-	raw     []byte
+	rawOff   int
+	rawLen   int32
+	off      int32 // position in its buffer
+	sid      int32
+	cpu      uint16
+	procIdx  bool
+	compr    bool
+	bufIndex int
+	bufTS    int64
+	bufOff   int64
 }
 
-func (a *held) less(b *held) bool {
-	if a.t != b.t {
-		return a.t < b.t
-	}
-	if a.cpu != b.cpu {
-		return a.cpu < b.cpu
-	}
-	return a.arrival < b.arrival
+// entry is a held record's place in the heap. The keys sit in the heap
+// itself so that sifting touches one contiguous array.
+type entry struct {
+	t int64
+	// tie packs the processor number above the arrival count: ties keep
+	// the merge's order.
+	tie  uint64
+	slot int32
 }
 
-// window is Sorted's reorder window: a binary heap of held records.
+func (a *entry) less(b *entry) bool {
+	return a.t < b.t || a.t == b.t && a.tie < b.tie
+}
+
+// window is Sorted's reorder window: a binary heap of held records whose
+// bytes live in an arena. The arena is compacted into a spare one when it
+// fills, at twice the live bytes, so copying costs O(1) per byte held.
 type window struct {
 	span     uint64 // in 100 ns units; 0: count only
 	limit    int
 	slots    []held
 	free     []int32
-	heap     []int32
+	heap     []entry
+	arena    []byte
+	spare    []byte
+	live     int // bytes of the arena still held
 	arrivals uint64
 	lastT    int64 // time of the last record released
 	released bool
@@ -56,6 +69,7 @@ func (w *window) reset(o *Options) {
 	for i := range w.slots {
 		w.free = append(w.free, int32(i))
 	}
+	w.arena, w.live = w.arena[:0], 0
 	w.arrivals, w.lastT, w.released = 0, 0, false
 }
 
@@ -63,33 +77,59 @@ func (w *window) len() int { return len(w.heap) }
 
 func (w *window) up(j int) {
 	h := w.heap
+	x := h[j]
 	for j > 0 {
 		p := (j - 1) / 2
-		if !w.slots[h[j]].less(&w.slots[h[p]]) {
-			return
+		if !x.less(&h[p]) {
+			break
 		}
-		h[j], h[p] = h[p], h[j]
+		h[j] = h[p]
 		j = p
 	}
+	h[j] = x
 }
 
 func (w *window) down(j int) {
 	h := w.heap
 	n := len(h)
+	x := h[j]
 	for {
 		c := 2*j + 1
 		if c >= n {
-			return
+			break
 		}
-		if r := c + 1; r < n && w.slots[h[r]].less(&w.slots[h[c]]) {
+		if r := c + 1; r < n && h[r].less(&h[c]) {
 			c = r
 		}
-		if !w.slots[h[c]].less(&w.slots[h[j]]) {
-			return
+		if !h[c].less(&x) {
+			break
 		}
-		h[j], h[c] = h[c], h[j]
+		h[j] = h[c]
 		j = c
 	}
+	h[j] = x
+}
+
+// store copies raw into the arena and returns where it went.
+func (w *window) store(raw []byte) int {
+	if len(w.arena)+len(raw) > cap(w.arena) {
+		need := w.live + len(raw)
+		dst := w.spare[:0]
+		if cap(dst) < 2*need {
+			dst = make([]byte, 0, max(2*need, 64<<10))
+		}
+		for _, e := range w.heap {
+			h := &w.slots[e.slot]
+			at := len(dst)
+			dst = append(dst, w.arena[h.rawOff:h.rawOff+int(h.rawLen)]...)
+			h.rawOff = at
+		}
+		w.arena, w.spare = dst, w.arena[:0]
+	}
+	at := len(w.arena)
+	w.arena = append(w.arena, raw...)
+	w.live += len(raw)
+	return at
 }
 
 // expired reports whether the earliest record held is more than the span
@@ -98,7 +138,7 @@ func (w *window) expired(t int64) bool {
 	if w.span == 0 || len(w.heap) == 0 {
 		return false
 	}
-	first := w.slots[w.heap[0]].t
+	first := w.heap[0].t
 	// The difference is taken unsigned: forged timestamps can be 2^63 apart.
 	return t > first && uint64(t)-uint64(first) > w.span
 }
@@ -124,12 +164,22 @@ func (m *Merge) hold(s *stream, yield func(*record.Record, error) bool) bool {
 		w.slots = append(w.slots, held{})
 		i = int32(len(w.slots) - 1)
 	}
-	h := &w.slots[i]
-	h.t, h.cpu, h.arrival, h.sid, h.off = t, s.rec.ProcessorNumber, w.arrivals, s.id, s.rec.BufferOffset
-	h.ctx = s.ctx
-	h.raw = append(h.raw[:0], s.rec.Raw...)
+	b := &s.cur.buf
+	at := w.store(s.rec.Raw)
+	w.slots[i] = held{
+		rawOff:   at,
+		rawLen:   int32(len(s.rec.Raw)),
+		off:      int32(s.rec.BufferOffset),
+		sid:      int32(s.id),
+		cpu:      s.rec.ProcessorNumber,
+		procIdx:  s.cursorProcIndex,
+		compr:    b.Compressed(),
+		bufIndex: b.Index,
+		bufTS:    b.TimeStamp,
+		bufOff:   b.FileOffset,
+	}
+	w.heap = append(w.heap, entry{t: t, tie: uint64(s.rec.ProcessorNumber)<<48 | w.arrivals, slot: i})
 	w.arrivals++
-	w.heap = append(w.heap, i)
 	w.up(len(w.heap) - 1)
 	m.stats.MaxHeld = max(m.stats.MaxHeld, len(w.heap))
 	for len(w.heap) > w.limit || w.expired(t) {
@@ -143,27 +193,39 @@ func (m *Merge) hold(s *stream, yield func(*record.Record, error) bool) bool {
 // release delivers the earliest record held.
 func (m *Merge) release(yield func(*record.Record, error) bool) bool {
 	w := &m.win
-	i := w.heap[0]
+	top := w.heap[0]
 	last := len(w.heap) - 1
 	w.heap[0] = w.heap[last]
 	w.heap = w.heap[:last]
 	if last > 0 {
 		w.down(0)
 	}
-	h := &w.slots[i]
-	w.lastT, w.released = h.t, true
-	ok := true
-	p, end, err := header.ParsePrefix(h.raw)
+	h := w.slots[top.slot]
+	w.free = append(w.free, top.slot)
+	w.live -= int(h.rawLen)
+	w.lastT, w.released = top.t, true
+	s := m.streams[h.sid]
+	// What Cursor.Reset gives the records of a buffer.
+	ctx := record.Context{
+		Clock:            s.clock,
+		ProcessorNumber:  h.cpu,
+		ProcessorIndex:   h.procIdx,
+		BufferTimeStamp:  h.bufTS,
+		BufferIndex:      h.bufIndex,
+		BufferFileOffset: h.bufOff,
+		Compressed:       h.compr,
+	}
+	// The arena keeps these bytes until the next store, which comes after
+	// the caller is done with the record.
+	raw := w.arena[h.rawOff : h.rawOff+int(h.rawLen)]
+	p, end, err := header.ParsePrefix(raw)
 	if err == nil && !end {
-		err = record.Decode(&w.out, h.raw, p, h.off, &h.ctx)
+		err = record.Decode(&w.out, raw, p, int(h.off), &ctx)
 	}
 	// The record decoded when it entered the window, from the same bytes, so
 	// neither can fail; were it to, the error is delivered in its place.
 	if err != nil {
-		ok = yield(nil, err)
-	} else {
-		ok = m.emit(&w.out, h.t, h.sid, m.streams[h.sid].src, yield)
+		return yield(nil, err)
 	}
-	w.free = append(w.free, i)
-	return ok
+	return m.emit(&w.out, top.t, int(h.sid), s.src, yield)
 }
