@@ -1,6 +1,14 @@
 // Package etl is the front door of etlkit: it opens an ETW trace log (plain,
 // or wrapped in gzip, zstd, bzip2, xz or zip), reads its logfile header, and
 // iterates its buffers and records.
+//
+// Reader.Events is the way to read a trace: records in time order, as
+// ProcessTrace delivers them (the header buffer first, then the processors'
+// streams merged by time; see package order). Reader.Records gives them in
+// file order, buffer by buffer, which is faster but steps back in time
+// wherever the processors' buffers interleave. Reader.EventsWith chooses a
+// mode explicitly, including order.Sorted, which also repairs records out of
+// order inside a stream. OpenMany reads several traces as one timeline.
 package etl
 
 import (
@@ -12,6 +20,7 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/order"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -75,6 +84,10 @@ type Stats struct {
 	ZeroTail          bool // the walk ended at a zero-filled tail
 	Errors            []*FormatError
 	ErrorCount        int
+	// Order describes the order of an iteration by Events or EventsWith
+	// (nil after Records and Buffers): inversions inside each processor's
+	// stream, backward steps and ties in the output, late records.
+	Order *order.Stats
 }
 
 // Damaged reports whether anything was skipped or cut.
@@ -261,30 +274,16 @@ func (r *Reader) nextBuffer(w *buffer.Walker, b *buffer.Buffer) (bool, error) {
 		r.stats.ZeroTail = w.ZeroTail
 		return false, nil
 	}
-	r.stats.Buffers++
+	var span int64
 	if end := w.Offset(); end > start {
-		r.stats.Bytes += min(end, r.size) - start
+		span = min(end, r.size) - start
 	}
+	// A buffer the walk could not read is counted once, as skipped.
+	r.stats.scanned(span, err)
 	if err != nil {
-		r.stats.BuffersSkipped++
-		r.stats.addError(err)
 		return true, err
 	}
-	if b.Compressed() {
-		r.stats.CompressedBuffers++
-		r.stats.Compression[b.Compression]++
-	}
-	if b.BufferFlag&buffer.FlagEventsLost != 0 {
-		r.stats.EventsLostBuffers++
-	}
-	if b.BufferFlag&buffer.FlagBufferLost != 0 {
-		r.stats.BufferLostBuffers++
-	}
-	if b.Truncated {
-		r.stats.Truncated = true
-		terr := buffer.Errorf(b.FileOffset, b.Index, ErrTruncated, "buffer of 0x%x bytes cut short by the end of the file; its complete records are read", b.BufferSize)
-		r.stats.addError(terr)
-	}
+	r.stats.loaded(b, nil)
 	return true, nil
 }
 
@@ -317,12 +316,7 @@ func (r *Reader) Records() iter.Seq2[*record.Record, error] {
 			for {
 				ok, err := cur.Next(&rec)
 				if err != nil {
-					r.stats.addError(err)
-					if ok {
-						r.stats.RecordsSkipped++
-					} else {
-						r.stats.BuffersCut++
-					}
+					r.stats.decoded(nil, err, ok)
 					if !yield(nil, err) {
 						return
 					}
@@ -333,8 +327,7 @@ func (r *Reader) Records() iter.Seq2[*record.Record, error] {
 				if !ok {
 					break
 				}
-				r.stats.Records++
-				r.stats.HeaderTypes[rec.HeaderType]++
+				r.stats.decoded(&rec, nil, true)
 				if !yield(&rec, nil) {
 					return
 				}

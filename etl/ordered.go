@@ -1,0 +1,112 @@
+package etl
+
+import (
+	"iter"
+
+	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/order"
+	"github.com/etlkit/etlkit/record"
+)
+
+// Events iterates the trace's records in time order, as ProcessTrace
+// delivers them: the logfile-header record and the rest of the header
+// buffer first, then the processors' streams merged by time. It is the way
+// to read a trace for anything that measures durations or follows causes;
+// Records is the raw file order.
+//
+// The *record.Record and the slices in it are valid until the loop body
+// returns (see Record.Clone). Damaged buffers and records yield a nil record
+// and a *FormatError in their place, as in Records, and Stats counts them
+// the same way; Stats().Order describes the order found.
+func (r *Reader) Events() iter.Seq2[*record.Record, error] {
+	return r.EventsWith(order.Options{})
+}
+
+// EventsWith iterates the records in the mode opts asks for: order.Ordered
+// (the zero value, as Events), order.FileOrder or order.Sorted.
+func (r *Reader) EventsWith(opts order.Options) iter.Seq2[*record.Record, error] {
+	return func(yield func(*record.Record, error) bool) {
+		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+		m := order.New(opts, r.Source())
+		r.stats.Order = m.Stats()
+		for rec, err := range m.Records() {
+			if !yield(rec, err) {
+				return
+			}
+		}
+	}
+}
+
+// Source describes the trace to package order; the iteration keeps this
+// reader's Stats.
+func (r *Reader) Source() order.Source {
+	return order.Source{
+		NewWalker: r.newWalker,
+		Size:      r.size,
+		Clock:     &r.hdr.Clock,
+		// RlFs containers have no logfile-header record: every buffer is data.
+		HeaderBuffer: r.hdr.RealTimeBackup == nil,
+		SingleStream: r.hdr.LogFileMode&header.ModeNoPerProcessorBuffering != 0,
+		Observer:     statsObserver{&r.stats},
+	}
+}
+
+// statsObserver keeps a reader's Stats during an iteration in time order,
+// with the same counting file order uses.
+type statsObserver struct{ s *Stats }
+
+func (o statsObserver) Scanned(b *buffer.Buffer, span int64, err error) { o.s.scanned(span, err) }
+func (o statsObserver) Ended(zeroTail bool)                             { o.s.ZeroTail = zeroTail }
+func (o statsObserver) Loaded(b *buffer.Buffer, err error)              { o.s.loaded(b, err) }
+func (o statsObserver) Decoded(rec *record.Record, err error, more bool) {
+	o.s.decoded(rec, err, more)
+}
+
+// scanned counts a buffer met by the walk; err: it could not be read at all.
+func (s *Stats) scanned(span int64, err error) {
+	s.Buffers++
+	s.Bytes += span
+	if err != nil {
+		s.BuffersSkipped++
+		s.addError(err)
+	}
+}
+
+// loaded counts a buffer read, or one that could not be read or decompressed.
+func (s *Stats) loaded(b *buffer.Buffer, err error) {
+	if err != nil {
+		s.BuffersSkipped++
+		s.addError(err)
+		return
+	}
+	if b.Compressed() {
+		s.CompressedBuffers++
+		s.Compression[b.Compression]++
+	}
+	if b.BufferFlag&buffer.FlagEventsLost != 0 {
+		s.EventsLostBuffers++
+	}
+	if b.BufferFlag&buffer.FlagBufferLost != 0 {
+		s.BufferLostBuffers++
+	}
+	if b.Truncated {
+		s.Truncated = true
+		s.addError(buffer.Errorf(b.FileOffset, b.Index, ErrTruncated, "buffer of 0x%x bytes cut short by the end of the file; its complete records are read", b.BufferSize))
+	}
+}
+
+// decoded counts a record, or a record error (more: the buffer goes on).
+func (s *Stats) decoded(rec *record.Record, err error, more bool) {
+	if err != nil {
+		s.addError(err)
+		if more {
+			s.RecordsSkipped++
+		} else {
+			s.BuffersCut++
+		}
+		return
+	}
+	s.Records++
+	s.HeaderTypes[rec.HeaderType]++
+}
