@@ -10,6 +10,7 @@ import (
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/filter"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/order"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -33,6 +34,7 @@ type dumper struct {
 	filter   *filter.Filter
 	describe *describer
 	progress *progress
+	merge    *order.Merge
 }
 
 func (d *dumper) fail(status int) {

@@ -97,7 +97,16 @@ func firstDiff(got, want []byte) string {
 			wl = w[i]
 		}
 		if gl != wl {
-			return "line " + strconv.Itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
+			// Long JSON lines are cut around the first differing byte.
+			c := 0
+			for c < len(gl) && c < len(wl) && gl[c] == wl[c] {
+				c++
+			}
+			cut := func(s string) string {
+				from, to := max(c-60, 0), min(c+100, len(s))
+				return s[from:to]
+			}
+			return "line " + strconv.Itoa(i+1) + ", byte " + strconv.Itoa(c+1) + ":\n got: " + cut(gl) + "\nwant: " + cut(wl)
 		}
 	}
 	return "(only line ends differ)"

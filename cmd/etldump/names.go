@@ -30,10 +30,47 @@ type desc struct {
 	// true; otherwise the payload is shown as hex.
 	fields  []tracelogging.Value
 	decoded bool
+	// kernel marks kernel events, named by group and opcode.
+	kernel bool
+	group  uint8
+}
+
+// keep holds on to a grown value slab for the next record.
+func (z *describer) keep(vals []tracelogging.Value) {
+	if cap(vals) > cap(z.vals) {
+		z.vals = vals[:0]
+	}
+}
+
+// kernelGroup gives the kernel group of a kernel record, or of a classic
+// record whose class GUID is a kernel group's (a relogged kernel event).
+func kernelGroup(r *record.Record) (uint8, bool) {
+	if r.HeaderType.IsKernel() {
+		return uint8(r.HookId >> 8), true
+	}
+	if r.HeaderType.IsClassic() {
+		return record.KernelGroupByGUID(r.ProviderId)
+	}
+	return 0, false
 }
 
 func (z *describer) describe(r *record.Record, d *desc) {
 	*d = desc{fields: d.fields[:0]}
+	if group, ok := kernelGroup(r); ok {
+		// Kernel events have no traits or schema; their names come from
+		// the HookId, or from the group GUID of a relogged kernel event.
+		d.providerName = record.KernelProviderName
+		d.eventName = record.KernelEventName(group, r.EventDescriptor.Opcode)
+		d.kernel, d.group = true, group
+		if z.payload && group == record.GroupEventTrace && r.HeaderType.IsKernel() {
+			vals, err := r.EventTraceFields(z.vals[:0])
+			z.keep(vals)
+			if err == nil {
+				d.fields, d.decoded = vals, true
+			}
+		}
+		return
+	}
 	d.providerName = z.traits.ProviderName(r)
 	it, ok := r.Extended(record.ExtEventSchemaTL)
 	if !ok {
@@ -48,9 +85,7 @@ func (z *describer) describe(r *record.Record, d *desc) {
 		return
 	}
 	vals, err := s.Decode(r.UserData, r.PointerSize(), z.vals[:0])
-	if cap(vals) > cap(z.vals) {
-		z.vals = vals[:0]
-	}
+	z.keep(vals)
 	// Trailing bytes after complete fields still leave every field
 	// readable; any other failure falls back to the hex of the payload.
 	if err != nil && !tracelogging.IsTrailing(err) {

@@ -21,7 +21,13 @@ type progress struct {
 	last    time.Time
 	records int
 	drawn   bool
-	now     func() time.Time
+
+	// What the iteration has met: bytes and buffers scanned, and buffers
+	// loaded (or found unreadable).
+	scannedBytes int64
+	scannedBufs  int
+	loadedBufs   int
+	now          func() time.Time
 }
 
 const (
@@ -57,11 +63,31 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func (p *progress) done() int64 {
-	var n int64
-	for _, in := range p.inputs {
-		n += in.f.Stats().Bytes
+func (p *progress) scanned(span int64, failed bool) {
+	if p == nil {
+		return
 	}
+	p.scannedBytes += span
+	p.scannedBufs++
+	if failed {
+		p.loadedBufs++
+	}
+}
+
+func (p *progress) loaded() {
+	if p != nil {
+		p.loadedBufs++
+	}
+}
+
+// done estimates the bytes behind the records delivered: the bytes scanned
+// times the share of scanned buffers already loaded. In file order both
+// move together; in time order the scan ends first and the loads follow.
+func (p *progress) done() int64 {
+	if p.scannedBufs == 0 {
+		return 0
+	}
+	n := int64(float64(p.scannedBytes) * float64(p.loadedBufs) / float64(p.scannedBufs))
 	return min(n, p.total)
 }
 

@@ -38,8 +38,6 @@ type tally struct {
 	providers   map[uuid.UUID]*providerCount
 	events      map[eventKey]int
 	first, last time.Time
-	prev        time.Time
-	inversions  int
 }
 
 func (t *tally) add(r *record.Record, d *desc) {
@@ -71,10 +69,6 @@ func (t *tally) add(r *record.Record, d *desc) {
 	if t.records == 1 || ts.After(t.last) {
 		t.last = ts
 	}
-	if t.records > 1 && ts.Before(t.prev) {
-		t.inversions++
-	}
-	t.prev = ts
 }
 
 func (d *dumper) stats() {
@@ -113,13 +107,20 @@ type statsReport struct {
 	EventsLost     uint64
 	BuffersLost    uint64
 	SkippedBuffers int
-	Inversions     int
-	First          string `json:",omitempty"`
-	Last           string `json:",omitempty"`
-	Span           string `json:",omitempty"`
-	SpanSeconds    float64
-	ErrorCount     int
-	Errors         []errorReport
+	// Inversions are records earlier than the one before them on the same
+	// processor, as the merge found them; BackwardSteps are records
+	// delivered earlier than the one delivered before them; Late are those
+	// the --order sorted window could not put right.
+	Inversions    int
+	BackwardSteps int
+	Late          int
+	Order         string
+	First         string `json:",omitempty"`
+	Last          string `json:",omitempty"`
+	Span          string `json:",omitempty"`
+	SpanSeconds   float64
+	ErrorCount    int
+	Errors        []errorReport
 
 	headerTypeOrder []string
 }
@@ -149,14 +150,19 @@ type errorReport struct {
 }
 
 func (d *dumper) report(t *tally) *statsReport {
-	rep := &statsReport{Records: t.records, HeaderTypes: map[string]int{}, Inversions: t.inversions,
+	rep := &statsReport{Records: t.records, HeaderTypes: map[string]int{},
 		Providers: []providerReport{}, Events: []eventReport{}, Errors: []errorReport{}}
+	if d.merge != nil {
+		ost := d.merge.Stats()
+		rep.Order = d.opts.order
+		rep.Inversions, rep.BackwardSteps, rep.Late = ost.Inversions, ost.BackwardSteps, ost.Late
+	}
 	for _, in := range d.inputs {
 		rep.Files = append(rep.Files, in.name)
 		st := in.f.Stats()
 		rep.Buffers += st.Buffers
-		rep.EventsLost += uint64(st.EventsLost)
-		rep.BuffersLost += uint64(st.BuffersLost)
+		rep.EventsLost += uint64(in.f.Header().EventsLost)
+		rep.BuffersLost += uint64(in.f.Header().BuffersLost)
 		rep.SkippedBuffers += st.BuffersSkipped
 		rep.ErrorCount += st.ErrorCount
 		for _, fe := range st.Errors {
@@ -222,7 +228,12 @@ func (rep *statsReport) appendText(dst []byte) []byte {
 	line("EventsLost:     %d", rep.EventsLost)
 	line("BuffersLost:    %d", rep.BuffersLost)
 	line("SkippedBuffers: %d", rep.SkippedBuffers)
+	line("Order:          %s", rep.Order)
 	line("Inversions:     %d", rep.Inversions)
+	line("BackwardSteps:  %d", rep.BackwardSteps)
+	if rep.Order == "sorted" {
+		line("Late:           %d", rep.Late)
+	}
 	line("\nHeader types:")
 	for _, name := range rep.headerTypeOrder {
 		line("  %10d  %s", rep.HeaderTypes[name], name)

@@ -72,6 +72,8 @@ func appendEventLabel(dst []byte, r *record.Record, d *desc, fs fieldSet) []byte
 	switch {
 	case d.eventName != "":
 		dst = appendNoSpace(dst, d.eventName)
+	case d.kernel:
+		dst = record.AppendKernelEventName(dst, d.group, r.EventDescriptor.Opcode)
 	case fs&hasTask != 0 || r.HeaderType == header.TypeMessage:
 		dst = append(dst, "EventID("...)
 		dst = appendUint(dst, uint64(r.EventDescriptor.Id))
@@ -98,7 +100,7 @@ func appendNoSpace(dst []byte, s string) []byte {
 }
 
 func appendLevel(dst []byte, l uint8) []byte {
-	return appendUint(dst, uint64(l))
+	return record.AppendLevelName(dst, l)
 }
 
 // appendField appends name=value. A string with a space, a quote or an
