@@ -146,3 +146,27 @@ func TestHeadOneExitsQuietly(t *testing.T) {
 		assert.Empty(t, stderr.String(), format)
 	}
 }
+
+// TestReadmeExample keeps the README's example the real output of its
+// command; the example cuts the first record's payload with "…".
+func TestReadmeExample(t *testing.T) {
+	path := samples.Path(t, "win11-waasmedic.etl")
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(readme), "## Example")
+	require.True(t, ok)
+	_, rest, _ = strings.Cut(rest, "```\n")
+	block, _, _ := strings.Cut(rest, "```")
+	want := strings.Split(strings.TrimSuffix(block, "\n"), "\n")
+	out, errs, code := runCmd(t, path, "--level", "warning")
+	require.Equal(t, 0, code, errs)
+	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Len(t, got, len(want))
+	for i := range want {
+		if prefix, cut := strings.CutSuffix(want[i], "…"); cut {
+			assert.True(t, strings.HasPrefix(got[i], prefix), "line %d: %s", i+1, got[i])
+		} else {
+			assert.Equal(t, want[i], got[i], "line %d", i+1)
+		}
+	}
+}
