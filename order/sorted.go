@@ -156,6 +156,19 @@ func (m *Merge) hold(s *stream, yield func(*record.Record, error) bool) bool {
 		s.st.Late++
 		return m.emit(&s.rec, t, s.id, s.src, yield)
 	}
+	if len(w.heap) >= w.limit {
+		// The window is full: the earliest of what it holds and the new
+		// record leaves now, so that it never holds more than its limit.
+		e := entry{t: t, tie: uint64(s.rec.ProcessorNumber)<<48 | w.arrivals}
+		if e.less(&w.heap[0]) {
+			w.arrivals++
+			w.lastT, w.released = t, true
+			return m.emit(&s.rec, t, s.id, s.src, yield)
+		}
+		if !m.release(yield) {
+			return false
+		}
+	}
 	var i int32
 	if n := len(w.free); n > 0 {
 		i = w.free[n-1]
@@ -182,7 +195,7 @@ func (m *Merge) hold(s *stream, yield func(*record.Record, error) bool) bool {
 	w.arrivals++
 	w.up(len(w.heap) - 1)
 	m.stats.MaxHeld = max(m.stats.MaxHeld, len(w.heap))
-	for len(w.heap) > w.limit || w.expired(t) {
+	for w.expired(t) {
 		if !m.release(yield) {
 			return false
 		}
