@@ -13,7 +13,8 @@ const csvColumns = "TimeStamp,RawTimeStamp,HeaderType,ProviderId,ProviderName,Ev
 // cells quoted only when they hold a comma, a quote or a line break. A
 // field the record does not have is an empty cell.
 type csvEncoder struct {
-	cell []byte // the payload cell before quoting
+	clock timeCache
+	cell  []byte // the payload cell before quoting
 }
 
 func (*csvEncoder) begin(dst []byte) []byte { return append(dst, csvColumns...) }
@@ -22,7 +23,7 @@ func (*csvEncoder) end(dst []byte) []byte   { return dst }
 func (e *csvEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	fs := descriptorFields(r.HeaderType)
 	ed := &r.EventDescriptor
-	dst = appendTime(dst, r.TimeStamp)
+	dst = e.clock.append(dst, r.TimeStamp)
 	dst = append(dst, ',')
 	dst = appendInt(dst, r.RawTimeStamp)
 	dst = append(dst, ',')

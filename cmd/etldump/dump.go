@@ -136,7 +136,7 @@ func (d *dumper) records() {
 	var enc encoder
 	switch d.opts.format {
 	case "jsonl":
-		enc = jsonlEncoder{}
+		enc = &jsonlEncoder{}
 	case "csv":
 		enc = &csvEncoder{}
 	case "xml":

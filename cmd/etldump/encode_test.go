@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"io"
@@ -146,5 +147,24 @@ func TestFormatsParseAndAgree(t *testing.T) {
 		} else {
 			assert.Equal(t, m["UserData"], e.Binary)
 		}
+	}
+}
+
+func TestAppendHexBytesEveryLength(t *testing.T) {
+	b := make([]byte, 300)
+	for i := range b {
+		b[i] = byte(i * 7)
+	}
+	for n := 0; n <= len(b); n++ {
+		assert.Equal(t, hex.EncodeToString(b[:n]), string(appendHexBytes([]byte("x"), b[:n]))[1:], n)
+	}
+}
+
+func TestTimeCacheMatchesAppendTime(t *testing.T) {
+	var c timeCache
+	base := time.Date(2024, 1, 17, 21, 19, 59, 0, time.UTC)
+	for _, d := range []time.Duration{0, 100, 999_999_900, time.Second, time.Second + 100, 3 * time.Second, 24 * time.Hour, 24*time.Hour + 123_456_700} {
+		tm := base.Add(d)
+		assert.Equal(t, string(appendTime(nil, tm)), string(c.append([]byte("x"), tm))[1:], d)
 	}
 }

@@ -7,16 +7,18 @@ import (
 
 // jsonlEncoder writes one compact JSON object per record with fixed field
 // names, in a fixed order, so that jq and log pipelines can rely on them.
-type jsonlEncoder struct{}
+type jsonlEncoder struct {
+	clock timeCache
+}
 
-func (jsonlEncoder) begin(dst []byte) []byte { return dst }
-func (jsonlEncoder) end(dst []byte) []byte   { return dst }
+func (*jsonlEncoder) begin(dst []byte) []byte { return dst }
+func (*jsonlEncoder) end(dst []byte) []byte   { return dst }
 
-func (jsonlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
+func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	fs := descriptorFields(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = append(dst, `{"TimeStamp":"`...)
-	dst = appendTime(dst, r.TimeStamp)
+	dst = e.clock.append(dst, r.TimeStamp)
 	dst = append(dst, `","RawTimeStamp":`...)
 	dst = appendInt(dst, r.RawTimeStamp)
 	dst = append(dst, `,"HeaderType":"`...)

@@ -12,6 +12,7 @@ import (
 //
 //	TIME CPU PID/TID PROVIDER/EVENT LEVEL KEYWORD FIELDS...
 type textEncoder struct {
+	clock   timeCache
 	scratch []byte // a string value's text, before it is quoted
 }
 
@@ -21,7 +22,7 @@ func (*textEncoder) end(dst []byte) []byte   { return dst }
 func (e *textEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	fs := descriptorFields(r.HeaderType)
 	ed := &r.EventDescriptor
-	dst = appendTime(dst, r.TimeStamp)
+	dst = e.clock.append(dst, r.TimeStamp)
 	dst = append(dst, ' ')
 	dst = appendUint(dst, uint64(r.ProcessorNumber))
 	dst = append(dst, ' ')

@@ -13,6 +13,7 @@ import (
 // <BinaryEventData>. The descriptor elements are always present, as in
 // tracerpt, since the schema's consumers expect them.
 type xmlEncoder struct {
+	clock   timeCache
 	scratch []byte
 }
 
@@ -46,7 +47,7 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	dst = append(dst, "</Opcode>\n\t\t<Keywords>"...)
 	dst = appendHexShort(dst, ed.Keyword)
 	dst = append(dst, "</Keywords>\n\t\t<TimeCreated SystemTime=\""...)
-	dst = appendTime(dst, r.TimeStamp)
+	dst = e.clock.append(dst, r.TimeStamp)
 	dst = append(dst, "\" />\n"...)
 	rel, hasRel := relatedActivity(r)
 	if fs&hasActivity != 0 || hasRel {
