@@ -108,16 +108,29 @@ func headerFields(in *input) []kv {
 	}
 	tz := lh.TimeZone
 	res := time.Duration(lh.TimerResolution) * 100
+	container, headerType := "ETL", h.HeaderType.String()
+	if h.RealTimeBackup != nil {
+		// RlFs files have no logfile-header record: the fields below are
+		// what the reader built from the container header.
+		container, headerType = "RlFs real-time backup", "none"
+	}
+	ft := func(v int64) string {
+		if v == 0 {
+			return "not set (0)"
+		}
+		return fmt.Sprintf("%s (FILETIME %d)", fileTime(v), v)
+	}
 	return []kv{
 		{"File", in.name, ""},
 		{"Wrapper", wrapper, ""},
+		{"Container", container, ""},
 		{"Size", in.f.Size(), fmt.Sprintf("%d bytes", in.f.Size())},
-		{"HeaderType", h.HeaderType.String(), ""},
+		{"HeaderType", headerType, ""},
 		{"LoggerName", lh.LoggerName, ""},
 		{"LogFileName", lh.LogFileName, ""},
-		{"StartTime", fileTime(lh.StartTime), fmt.Sprintf("%s (FILETIME %d)", fileTime(lh.StartTime), lh.StartTime)},
-		{"EndTime", fileTime(lh.EndTime), fmt.Sprintf("%s (FILETIME %d)", fileTime(lh.EndTime), lh.EndTime)},
-		{"BootTime", fileTime(lh.BootTime), fmt.Sprintf("%s (FILETIME %d)", fileTime(lh.BootTime), lh.BootTime)},
+		{"StartTime", fileTime(lh.StartTime), ft(lh.StartTime)},
+		{"EndTime", fileTime(lh.EndTime), ft(lh.EndTime)},
+		{"BootTime", fileTime(lh.BootTime), ft(lh.BootTime)},
 		{"BufferSize", lh.BufferSize, fmt.Sprintf("%d (%d KiB)", lh.BufferSize, lh.BufferSize/1024)},
 		{"Version", lh.Version, fmt.Sprintf("0x%08x", lh.Version)},
 		{"MajorVersion", lh.MajorVersion, ""},
@@ -138,6 +151,7 @@ func headerFields(in *input) []kv {
 		{"PerfFreq", lh.PerfFreq, fmt.Sprintf("%d Hz", lh.PerfFreq)},
 		{"ClockType", lh.ReservedFlags, clockName(lh.ReservedFlags)},
 		{"ClockUsed", h.Clock.Kind, clockName(h.Clock.Kind)},
+		{"ClockAssumed", h.ClockAssumed, ""},
 		{"LoggerNameField", lh.LoggerNameField, fmt.Sprintf("0x%x", lh.LoggerNameField)},
 		{"LogFileNameField", lh.LogFileNameField, fmt.Sprintf("0x%x", lh.LogFileNameField)},
 		{"TimeZoneBias", tz.Bias, fmt.Sprintf("%d minutes (UTC = local + bias)", tz.Bias)},
