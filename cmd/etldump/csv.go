@@ -29,7 +29,9 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	dst = append(dst, ',')
 	dst = append(dst, r.HeaderType.String()...)
 	dst = append(dst, ',')
-	dst = appendGUID(dst, r.ProviderId)
+	if hasProvider(r) {
+		dst = appendGUID(dst, r.ProviderId)
+	}
 	dst = append(dst, ',')
 	dst = appendCSVString(dst, d.providerName)
 	dst = append(dst, ',')

@@ -56,3 +56,13 @@ func relatedActivity(r *record.Record) (uuid.UUID, bool) {
 	id, err := it.RelatedActivityID()
 	return id, err == nil
 }
+
+// hasProvider reports whether the record's header names a provider: WPP
+// messages may carry a component id instead, and the opaque ERROR, TIMED
+// and WNODE records carry none.
+func hasProvider(r *record.Record) bool {
+	if r.HeaderType == header.TypeMessage {
+		return r.Message.HasGUID()
+	}
+	return descriptorFields(r.HeaderType) != 0
+}

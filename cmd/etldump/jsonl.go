@@ -23,9 +23,12 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	dst = appendInt(dst, r.RawTimeStamp)
 	dst = append(dst, `,"HeaderType":"`...)
 	dst = append(dst, r.HeaderType.String()...)
-	dst = append(dst, `","ProviderId":"`...)
-	dst = appendGUID(dst, r.ProviderId)
 	dst = append(dst, '"')
+	if hasProvider(r) {
+		dst = append(dst, `,"ProviderId":"`...)
+		dst = appendGUID(dst, r.ProviderId)
+		dst = append(dst, '"')
+	}
 	if d.providerName != "" {
 		dst = append(dst, `,"ProviderName":`...)
 		dst = appendJSONString(dst, d.providerName)

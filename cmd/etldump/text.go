@@ -64,10 +64,19 @@ func (e *textEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 // EventID(n) or Opcode(n), so that the label is never empty and never
 // contains a space.
 func appendEventLabel(dst []byte, r *record.Record, d *desc, fs fieldSet) []byte {
-	if d.providerName != "" {
+	switch {
+	case d.providerName != "":
 		dst = appendNoSpace(dst, d.providerName)
-	} else {
+	case hasProvider(r):
 		dst = appendGUID(dst, r.ProviderId)
+	case r.HeaderType == header.TypeMessage && r.Message.HasComponentID():
+		dst = append(dst, "ComponentId("...)
+		dst = appendUint(dst, uint64(r.Message.ComponentId))
+		dst = append(dst, ')')
+	default:
+		// ERROR, TIMED and WNODE records have no provider: their kind
+		// stands in its place.
+		dst = append(dst, r.HeaderType.String()...)
 	}
 	dst = append(dst, '/')
 	switch {

@@ -32,9 +32,12 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 		dst = appendXMLText(dst, d.providerName)
 		dst = append(dst, '"')
 	}
-	dst = append(dst, " Guid=\"{"...)
-	dst = appendGUID(dst, r.ProviderId)
-	dst = append(dst, "}\" />\n\t\t<EventID>"...)
+	if hasProvider(r) {
+		dst = append(dst, " Guid=\"{"...)
+		dst = appendGUID(dst, r.ProviderId)
+		dst = append(dst, '}', '"')
+	}
+	dst = append(dst, " />\n\t\t<EventID>"...)
 	dst = appendUint(dst, uint64(ed.Id))
 	dst = append(dst, "</EventID>\n\t\t<Version>"...)
 	dst = appendUint(dst, uint64(ed.Version))
