@@ -168,7 +168,7 @@ func TestEventsAllocationsPerPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, opts := range []order.Options{{ReadAhead: -1}, {Workers: 2}} {
+	for _, opts := range []order.Options{{ReadAhead: -1}, {ReadAhead: 2, Workers: 2}} {
 		records := 0
 		allocs := testing.AllocsPerRun(3, func() {
 			records = 0

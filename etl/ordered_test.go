@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -266,6 +267,23 @@ func TestOrderedUsesWorkersOnCompressed(t *testing.T) {
 	alone := readAll(t, f.EventsWith(order.Options{ReadAhead: -1}))
 	assert.Zero(t, f.Stats().Order.Workers)
 	assert.Equal(t, alone, ahead)
+	decoded := readAll(t, f.EventsWith(order.Options{Workers: 2, DecodeAhead: 100}))
+	assert.Equal(t, 100, f.Stats().Order.DecodeAhead)
+	assert.Equal(t, alone, decoded)
+
+	// By default compressed buffers are read ahead on every core...
+	for range f.Events() {
+	}
+	assert.Equal(t, runtime.GOMAXPROCS(0), f.Stats().Order.Workers)
+	assert.Equal(t, order.DefaultReadAhead, f.Stats().Order.ReadAhead)
+	// ...and uncompressed ones when the merge reaches them.
+	g, err := etl.Open(samples.Path(t, "shutdown-kernel.etl"))
+	require.NoError(t, err)
+	defer g.Close()
+	for range g.Events() {
+	}
+	assert.Zero(t, g.Stats().Order.Workers)
+	assert.Zero(t, g.Stats().Order.ReadAhead)
 }
 
 // damagedTrace has each kind of damage a reader reports: a buffer that

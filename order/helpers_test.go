@@ -133,4 +133,7 @@ var readModes = []struct {
 	{"ahead1x1", order.Options{ReadAhead: 1, Workers: 1}},
 	{"default", order.Options{}},
 	{"ahead5x3", order.Options{ReadAhead: 5, Workers: 3}},
+	// Decoding ahead two records of each buffer, the rest when reached.
+	{"decode2", order.Options{ReadAhead: 2, Workers: 2, DecodeAhead: 2}},
+	{"decodeAll", order.Options{ReadAhead: 1, Workers: 2, DecodeAhead: 1000}},
 }

@@ -27,6 +27,8 @@ type scanned struct {
 	trailing []error
 	// largest is the largest buffer, decompressed, in bytes.
 	largest int
+	// compressed counts the compressed buffers.
+	compressed int
 }
 
 // scan walks the headers of src and groups its buffers into streams.
@@ -61,6 +63,9 @@ func scan(si int, src *Source) scanned {
 		// A damaged header can claim anything; the walk never decompresses
 		// beyond the session maximum.
 		out.largest = max(out.largest, min(max(int(b.BufferSize), int(b.Offset)), buffer.MaxSessionBufferSize))
+		if b.Compressed() {
+			out.compressed++
+		}
 		l := loc{off: b.FileOffset, seq: b.SequenceNumber, index: int32(b.Index)}
 		if err != nil {
 			l.bad = true

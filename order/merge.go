@@ -83,9 +83,10 @@ type stream struct {
 	ring    []*slot
 	head, n int
 	cur     *slot
-	active  bool // the cursor walks cur's records
-	cursor  record.Cursor
-	rec     record.Record
+	active  bool           // the merge takes records from cur
+	i       int            // next of cur's records decoded ahead
+	rec     record.Record  // a record of cur decoded when reached
+	recp    *record.Record // the stream's current record
 	// cursorProcIndex: cur carries a 16-bit processor index, which its
 	// records inherit (Sorted keeps it for the records it copies).
 	cursorProcIndex bool
@@ -101,7 +102,7 @@ type stream struct {
 func (m *Merge) setup() {
 	m.streams, m.data, m.keys, m.trailing = nil, nil, nil, nil
 	m.errs = make([]map[int32]error, len(m.sources))
-	largest := 0
+	largest, compressed := 0, 0
 	var headers, data []*stream
 	for si := range m.sources {
 		src := &m.sources[si]
@@ -109,6 +110,7 @@ func (m *Merge) setup() {
 		m.errs[si] = sc.errs
 		m.trailing = append(m.trailing, sc.trailing...)
 		largest = max(largest, sc.largest)
+		compressed += sc.compressed
 		for _, s := range sc.streams {
 			s.clock, s.obs = src.Clock, src.Observer
 			if s.header {
@@ -136,21 +138,26 @@ func (m *Merge) setup() {
 	}
 
 	depth := m.opts.ReadAhead
-	if depth == 0 {
+	if depth == 0 && compressed > 0 {
 		depth = DefaultReadAhead
 	}
 	depth = max(depth, 0)
-	for depth > 0 && len(m.streams)*(1+depth)*largest > ReadAheadBudget {
+	// Half the budget for the buffers read ahead, half for the records
+	// decoded ahead of the merge.
+	for depth > 0 && len(m.streams)*(1+depth)*largest > ReadAheadBudget/2 {
 		depth--
 	}
 	workers := m.opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	limit := 0
 	if depth == 0 {
 		workers = 0
+	} else {
+		limit = min(max(m.opts.DecodeAhead, 0), ReadAheadBudget/2/(len(m.streams)*(1+depth)*entrySize))
 	}
-	m.stats.ReadAhead, m.stats.Workers = depth, workers
+	m.stats.ReadAhead, m.stats.Workers, m.stats.DecodeAhead = depth, workers, limit
 
 	slots := 0
 	for _, s := range m.streams {
@@ -158,7 +165,7 @@ func (m *Merge) setup() {
 		s.ring = make([]*slot, max(n, 1))
 		slots += n
 	}
-	m.rd = newReader(m.sources, workers, slots)
+	m.rd = newReader(m.sources, workers, slots, limit)
 	// Queue the first buffer of every stream before the second of any, so
 	// that the merge can start as soon as possible.
 	for d := 0; d <= depth; d++ {
@@ -178,7 +185,7 @@ func (m *Merge) setup() {
 func (m *Merge) submit(s *stream, sl *slot) {
 	l := s.locs[s.next]
 	s.next++
-	sl.src, sl.off, sl.index = s.src, l.off, int(l.index)
+	sl.src, sl.off, sl.index, sl.clock = s.src, l.off, int(l.index), s.clock
 	sl.scanErr, sl.err = l.bad, nil
 	if l.bad {
 		sl.err = m.errs[s.src][l.index]
@@ -219,9 +226,7 @@ func (m *Merge) nextBuffer(s *stream) bool {
 		}
 	}
 	if sl.err == nil {
-		b := &sl.buf
-		s.cursor.Reset(b, s.clock)
-		s.cursorProcIndex = b.BufferFlag&buffer.FlagProcIndex != 0
+		s.cursorProcIndex = sl.buf.BufferFlag&buffer.FlagProcIndex != 0
 	}
 	return true
 }
@@ -232,21 +237,39 @@ func (m *Merge) nextBuffer(s *stream) bool {
 func (m *Merge) advance(s *stream) error {
 	for {
 		if s.active {
-			ok, err := s.cursor.Next(&s.rec)
-			if err != nil {
-				// The cursor goes on with the next record when it can, and
-				// otherwise reports the end of the buffer on the next call.
-				if s.obs != nil {
-					s.obs.Decoded(nil, err, ok)
+			sl := s.cur
+			if s.i < len(sl.recs) {
+				d := &sl.recs[s.i]
+				s.i++
+				if d.err != nil {
+					if s.obs != nil {
+						s.obs.Decoded(nil, d.err, d.more)
+					}
+					return d.err
 				}
-				return err
-			}
-			if ok {
 				if s.obs != nil {
-					s.obs.Decoded(&s.rec, nil, true)
+					s.obs.Decoded(&d.rec, nil, true)
 				}
-				m.took(s)
+				m.took(s, &d.rec, d.t)
 				return nil
+			}
+			if sl.rest {
+				ok, err := sl.cursor.Next(&s.rec)
+				if err != nil {
+					// The cursor goes on with the next record when it can,
+					// and otherwise reports the end of the buffer next time.
+					if s.obs != nil {
+						s.obs.Decoded(nil, err, ok)
+					}
+					return err
+				}
+				if ok {
+					if s.obs != nil {
+						s.obs.Decoded(&s.rec, nil, true)
+					}
+					m.took(s, &s.rec, header.TimeToFileTime(s.rec.TimeStamp))
+					return nil
+				}
 			}
 			s.active = false
 		}
@@ -258,15 +281,15 @@ func (m *Merge) advance(s *stream) error {
 		if s.cur.err != nil {
 			return s.cur.err
 		}
-		s.active = true
+		s.active, s.i = true, 0
 	}
 }
 
-// took sets the key of the record s just decoded and counts inversions.
-func (m *Merge) took(s *stream) {
-	t := header.TimeToFileTime(s.rec.TimeStamp)
-	s.t = t
-	*s.k = key{t: t, hi: makeHi(s.rec.ProcessorNumber, s.src, s.rec.BufferIndex)}
+// took makes rec, whose time is t, the current record of s, sets its key
+// and counts inversions.
+func (m *Merge) took(s *stream, rec *record.Record, t int64) {
+	s.recp, s.t = rec, t
+	*s.k = key{t: t, hi: makeHi(rec.ProcessorNumber, s.src, rec.BufferIndex)}
 	s.st.Records++
 	if s.hasLast && t < s.last {
 		d := fileTimeDuration(uint64(s.last) - uint64(t))
@@ -351,7 +374,7 @@ func (m *Merge) deliver(s *stream, yield func(*record.Record, error) bool) bool 
 	if m.opts.Mode == Sorted {
 		return m.hold(s, yield)
 	}
-	return m.emit(&s.rec, s.t, s.id, s.src, yield)
+	return m.emit(s.recp, s.t, s.id, s.src, yield)
 }
 
 // emit delivers a record and keeps the output counts.

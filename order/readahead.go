@@ -3,25 +3,86 @@ package order
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/record"
 )
 
 // slot holds one buffer of a stream: read (or being read) ahead, or the one
-// the stream's cursor is on. Slots cycle through their stream's ring, so a
-// buffer's storage is reused once it has grown, and the steady state
-// allocates nothing.
+// the merge is taking records from. Slots cycle through their stream's
+// ring, so a buffer's storage and its decoded records are reused once they
+// have grown, and the steady state allocates nothing.
 type slot struct {
 	src   int
 	off   int64
 	index int
+	clock *header.Clock
 	buf   buffer.Buffer
 	err   error
 	// scanErr: the walk already reported this buffer as unreadable; err is
 	// that error and nothing is read.
 	scanErr bool
+	// cursor walks the buffer's records; recs holds the first of them,
+	// decoded ahead with their keys, and rest says the cursor may have more.
+	cursor record.Cursor
+	recs   []decoded
+	rest   bool
 	// done receives one token when the read finished (read-ahead only).
 	done chan struct{}
+}
+
+// decoded is a record decoded ahead of the merge, or the error met in its
+// place (more: the buffer goes on after it).
+type decoded struct {
+	rec  record.Record
+	t    int64 // rec's time as a FILETIME: its key
+	err  error
+	more bool
+}
+
+// entrySize is what one record decoded ahead costs.
+const entrySize = int(unsafe.Sizeof(decoded{}))
+
+// prepare decodes up to limit records of a buffer just read, so that the
+// merge only has to pick them; the records after the limit are decoded
+// when the merge reaches them.
+func (s *slot) prepare(limit int) {
+	s.recs = s.recs[:0]
+	s.rest = false
+	if s.err != nil || s.scanErr {
+		return
+	}
+	s.cursor.Reset(&s.buf, s.clock)
+	if cap(s.recs) < limit {
+		// Once, at the full size: the pages are touched only as far as
+		// records fill them.
+		s.recs = make([]decoded, 0, limit)
+	}
+	for len(s.recs) < limit {
+		n := len(s.recs)
+		if n < cap(s.recs) {
+			s.recs = s.recs[:n+1]
+		} else {
+			s.recs = append(s.recs, decoded{})
+		}
+		d := &s.recs[n]
+		ok, err := s.cursor.Next(&d.rec)
+		d.err, d.more = err, ok
+		if err != nil {
+			if !ok {
+				return
+			}
+			continue
+		}
+		if !ok {
+			s.recs = s.recs[:n]
+			return
+		}
+		d.t = header.TimeToFileTime(d.rec.TimeStamp)
+	}
+	s.rest = true
 }
 
 // reader reads slots, ahead of the merge on worker goroutines, or on the
@@ -29,15 +90,17 @@ type slot struct {
 type reader struct {
 	sources []Source
 	async   bool
-	jobs    chan *slot
-	stop    atomic.Bool
-	wg      sync.WaitGroup
+	// limit is how many records of each buffer are decoded ahead.
+	limit int
+	jobs  chan *slot
+	stop  atomic.Bool
+	wg    sync.WaitGroup
 	// loaders of the iterating goroutine, per source, when not async.
 	loaders []*buffer.Loader
 }
 
-func newReader(sources []Source, workers, slots int) *reader {
-	r := &reader{sources: sources, async: workers > 0}
+func newReader(sources []Source, workers, slots, limit int) *reader {
+	r := &reader{sources: sources, async: workers > 0, limit: limit}
 	if !r.async {
 		r.loaders = make([]*buffer.Loader, len(sources))
 		return r
@@ -63,7 +126,10 @@ func (r *reader) work() {
 	loaders := make([]*buffer.Loader, len(r.sources))
 	for s := range r.jobs {
 		if !r.stop.Load() {
-			s.err = r.loader(loaders, s.src).Load(s.off, s.index, &s.buf)
+			if !s.scanErr {
+				s.err = r.loader(loaders, s.src).Load(s.off, s.index, &s.buf)
+			}
+			s.prepare(r.limit)
 		}
 		s.done <- struct{}{}
 	}
@@ -71,12 +137,6 @@ func (r *reader) work() {
 
 // submit asks for s to be read.
 func (r *reader) submit(s *slot) {
-	if s.scanErr {
-		if r.async {
-			s.done <- struct{}{}
-		}
-		return
-	}
 	if r.async {
 		r.jobs <- s
 	}
@@ -91,6 +151,8 @@ func (r *reader) await(s *slot) {
 	if !s.scanErr {
 		s.err = r.loader(r.loaders, s.src).Load(s.off, s.index, &s.buf)
 	}
+	// Decoding on the iterating goroutine gains nothing by going ahead.
+	s.prepare(0)
 }
 
 // close stops the workers and waits for them, so that no goroutine touches

@@ -149,21 +149,22 @@ func (w *window) expired(t int64) bool {
 func (m *Merge) hold(s *stream, yield func(*record.Record, error) bool) bool {
 	w := &m.win
 	t := s.t
+	rec := s.recp
 	if w.released && t < w.lastT {
 		d := fileTimeDuration(uint64(w.lastT) - uint64(t))
 		m.stats.Late++
 		m.stats.LargestLateness = max(m.stats.LargestLateness, d)
 		s.st.Late++
-		return m.emit(&s.rec, t, s.id, s.src, yield)
+		return m.emit(rec, t, s.id, s.src, yield)
 	}
 	if len(w.heap) >= w.limit {
 		// The window is full: the earliest of what it holds and the new
 		// record leaves now, so that it never holds more than its limit.
-		e := entry{t: t, tie: uint64(s.rec.ProcessorNumber)<<48 | w.arrivals}
+		e := entry{t: t, tie: uint64(rec.ProcessorNumber)<<48 | w.arrivals}
 		if e.less(&w.heap[0]) {
 			w.arrivals++
 			w.lastT, w.released = t, true
-			return m.emit(&s.rec, t, s.id, s.src, yield)
+			return m.emit(rec, t, s.id, s.src, yield)
 		}
 		if !m.release(yield) {
 			return false
@@ -178,20 +179,20 @@ func (m *Merge) hold(s *stream, yield func(*record.Record, error) bool) bool {
 		i = int32(len(w.slots) - 1)
 	}
 	b := &s.cur.buf
-	at := w.store(s.rec.Raw)
+	at := w.store(rec.Raw)
 	w.slots[i] = held{
 		rawOff:   at,
-		rawLen:   int32(len(s.rec.Raw)),
-		off:      int32(s.rec.BufferOffset),
+		rawLen:   int32(len(rec.Raw)),
+		off:      int32(rec.BufferOffset),
 		sid:      int32(s.id),
-		cpu:      s.rec.ProcessorNumber,
+		cpu:      rec.ProcessorNumber,
 		procIdx:  s.cursorProcIndex,
 		compr:    b.Compressed(),
 		bufIndex: b.Index,
 		bufTS:    b.TimeStamp,
 		bufOff:   b.FileOffset,
 	}
-	w.heap = append(w.heap, entry{t: t, tie: uint64(s.rec.ProcessorNumber)<<48 | w.arrivals, slot: i})
+	w.heap = append(w.heap, entry{t: t, tie: uint64(rec.ProcessorNumber)<<48 | w.arrivals, slot: i})
 	w.arrivals++
 	w.up(len(w.heap) - 1)
 	m.stats.MaxHeld = max(m.stats.MaxHeld, len(w.heap))

@@ -37,9 +37,11 @@ type Stats struct {
 
 	// ReadAhead is the number of buffers per stream read ahead of the
 	// merge, after the memory budget; Workers the goroutines that read them
-	// (0: read on the iterating goroutine).
-	ReadAhead int
-	Workers   int
+	// (0: read on the iterating goroutine); DecodeAhead the records of each
+	// buffer they decode.
+	ReadAhead   int
+	Workers     int
+	DecodeAhead int
 }
 
 // StreamStats describes one stream: the buffers of one processor of one
