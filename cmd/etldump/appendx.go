@@ -189,7 +189,17 @@ func hex8(w uint32) uint64 {
 	return n + 0x3030303030303030 + above9*39
 }
 
-func appendUint(dst []byte, v uint64) []byte { return strconv.AppendUint(dst, v, 10) }
+// appendUint appends v in decimal. Most header numbers (version, level,
+// opcode, processor) are below 100 and skip strconv's general path.
+func appendUint(dst []byte, v uint64) []byte {
+	switch {
+	case v < 10:
+		return append(dst, byte('0'+v))
+	case v < 100:
+		return append(dst, byte('0'+v/10), byte('0'+v%10))
+	}
+	return strconv.AppendUint(dst, v, 10)
+}
 
 // jsonSafe marks the ASCII bytes that go into a JSON string as they are.
 var jsonSafe = func() (t [utf8.RuneSelf]bool) {
