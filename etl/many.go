@@ -74,10 +74,9 @@ func (s *Set) EventsWith(opts order.Options) iter.Seq2[*record.Record, error] {
 		for _, r := range s.Readers {
 			r.stats.Order = m.Stats()
 		}
-		for rec, err := range m.Records() {
-			if !yield(rec, err) {
-				return
-			}
+		m.Records()(yield)
+		for i, r := range s.Readers {
+			r.stats.counted(&m.Stats().Sources[i])
 		}
 	}
 }

@@ -30,11 +30,9 @@ func (r *Reader) EventsWith(opts order.Options) iter.Seq2[*record.Record, error]
 		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
 		m := order.New(opts, r.Source())
 		r.stats.Order = m.Stats()
-		for rec, err := range m.Records() {
-			if !yield(rec, err) {
-				return
-			}
-		}
+		// Handing yield straight on saves a call per record.
+		m.Records()(yield)
+		r.stats.counted(&m.Stats().Sources[0])
 	}
 }
 
@@ -59,8 +57,11 @@ type statsObserver struct{ s *Stats }
 func (o statsObserver) Scanned(b *buffer.Buffer, span int64, err error) { o.s.scanned(span, err) }
 func (o statsObserver) Ended(zeroTail bool)                             { o.s.ZeroTail = zeroTail }
 func (o statsObserver) Loaded(b *buffer.Buffer, err error)              { o.s.loaded(b, err) }
-func (o statsObserver) Decoded(rec *record.Record, err error, more bool) {
-	o.s.decoded(rec, err, more)
+func (o statsObserver) RecordError(err error, more bool)                { o.s.decoded(nil, err, more) }
+
+// counted takes the records an iteration in time order counted.
+func (s *Stats) counted(c *order.SourceStats) {
+	s.Records, s.HeaderTypes = c.Records, c.HeaderTypes
 }
 
 // scanned counts a buffer met by the walk; err: it could not be read at all.

@@ -12,7 +12,6 @@ import (
 	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/order"
-	"github.com/etlkit/etlkit/record"
 )
 
 // The cases below are those the ProcessTrace documentation names as giving
@@ -399,9 +398,9 @@ func TestEventsLostBuffers(t *testing.T) {
 
 // counter is an Observer that counts.
 type counter struct {
-	scanned, scanErrs, loaded, loadErrs, records, recordErrs, cut int
-	eventsLost, bufferLost                                        int
-	ended                                                         int
+	scanned, scanErrs, loaded, loadErrs, recordErrs, cut int
+	eventsLost, bufferLost                               int
+	ended                                                int
 }
 
 func (c *counter) Scanned(b *buffer.Buffer, span int64, err error) {
@@ -424,13 +423,10 @@ func (c *counter) Loaded(b *buffer.Buffer, err error) {
 		c.bufferLost++
 	}
 }
-func (c *counter) Decoded(rec *record.Record, err error, more bool) {
-	switch {
-	case err == nil:
-		c.records++
-	case more:
+func (c *counter) RecordError(err error, more bool) {
+	if more {
 		c.recordErrs++
-	default:
+	} else {
 		c.cut++
 	}
 }
@@ -453,7 +449,11 @@ func TestDamagedBuffers(t *testing.T) {
 	got, st := collect(t, order.Options{}, src)
 	// Six buffers: the walk cannot go through the one whose Offset points
 	// into its header, and the one that does not decompress fails when read.
-	assert.Equal(t, counter{scanned: 6, scanErrs: 1, loaded: 4, loadErrs: 1, records: 6, ended: 1}, *obs)
+	assert.Equal(t, counter{scanned: 6, scanErrs: 1, loaded: 4, loadErrs: 1, ended: 1}, *obs)
+	require.Len(t, st.Sources, 1)
+	assert.Equal(t, 6, st.Sources[0].Records)
+	assert.Equal(t, 5, st.Sources[0].HeaderTypes[header.TypePerfInfo64])
+	assert.Equal(t, 1, st.Sources[0].HeaderTypes[header.TypeSystem64])
 	got, stats := check(t, order.Options{}, src)
 	st = &stats
 	var seq []string

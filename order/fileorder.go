@@ -16,8 +16,10 @@ func (m *Merge) fileOrder(yield func(*record.Record, error) bool) {
 		cur record.Cursor
 		rec record.Record
 	)
+	m.stats.Sources = make([]SourceStats, len(m.sources))
 	for si := range m.sources {
 		src := &m.sources[si]
+		counts := &m.stats.Sources[si]
 		obs := src.Observer
 		w := src.NewWalker()
 		for {
@@ -52,7 +54,7 @@ func (m *Merge) fileOrder(yield func(*record.Record, error) bool) {
 				ok, err := cur.Next(&rec)
 				if err != nil {
 					if obs != nil {
-						obs.Decoded(nil, err, ok)
+						obs.RecordError(err, ok)
 					}
 					if !yield(nil, err) {
 						return
@@ -62,9 +64,8 @@ func (m *Merge) fileOrder(yield func(*record.Record, error) bool) {
 				if !ok {
 					break
 				}
-				if obs != nil {
-					obs.Decoded(&rec, nil, true)
-				}
+				counts.Records++
+				counts.HeaderTypes[rec.HeaderType]++
 				if !m.emit(&rec, header.TimeToFileTime(rec.TimeStamp), sid, si, yield) {
 					return
 				}

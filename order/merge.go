@@ -97,6 +97,7 @@ type stream struct {
 	last    int64
 	hasLast bool
 	st      *StreamStats
+	counts  *SourceStats
 }
 
 func (m *Merge) setup() {
@@ -124,9 +125,11 @@ func (m *Merge) setup() {
 	m.data = data
 	m.keys = make([]key, len(data))
 	m.stats.Streams = make([]StreamStats, len(m.streams))
+	m.stats.Sources = make([]SourceStats, len(m.sources))
 	for i, s := range m.streams {
 		s.id = i
 		s.st = &m.stats.Streams[i]
+		s.counts = &m.stats.Sources[s.src]
 		*s.st = StreamStats{Source: s.src, Processor: s.cpu, Header: s.header, Buffers: len(s.locs)}
 		if len(s.locs) > 0 {
 			s.st.FirstSequence, s.st.LastSequence = s.locs[0].seq, s.locs[len(s.locs)-1].seq
@@ -243,12 +246,9 @@ func (m *Merge) advance(s *stream) error {
 				s.i++
 				if d.err != nil {
 					if s.obs != nil {
-						s.obs.Decoded(nil, d.err, d.more)
+						s.obs.RecordError(d.err, d.more)
 					}
 					return d.err
-				}
-				if s.obs != nil {
-					s.obs.Decoded(&d.rec, nil, true)
 				}
 				m.took(s, &d.rec, d.t)
 				return nil
@@ -259,14 +259,11 @@ func (m *Merge) advance(s *stream) error {
 					// The cursor goes on with the next record when it can,
 					// and otherwise reports the end of the buffer next time.
 					if s.obs != nil {
-						s.obs.Decoded(nil, err, ok)
+						s.obs.RecordError(err, ok)
 					}
 					return err
 				}
 				if ok {
-					if s.obs != nil {
-						s.obs.Decoded(&s.rec, nil, true)
-					}
 					m.took(s, &s.rec, header.TimeToFileTime(s.rec.TimeStamp))
 					return nil
 				}
@@ -291,6 +288,8 @@ func (m *Merge) took(s *stream, rec *record.Record, t int64) {
 	s.recp, s.t = rec, t
 	*s.k = key{t: t, hi: makeHi(rec.ProcessorNumber, s.src, rec.BufferIndex)}
 	s.st.Records++
+	s.counts.Records++
+	s.counts.HeaderTypes[rec.HeaderType]++
 	if s.hasLast && t < s.last {
 		d := fileTimeDuration(uint64(s.last) - uint64(t))
 		s.st.Inversions++
@@ -341,17 +340,26 @@ func (m *Merge) merge(yield func(*record.Record, error) bool) {
 		}
 	}
 	m.tree.init(m.keys)
+	sorted := m.opts.Mode == Sorted
 	for len(m.data) > 0 {
 		i := m.tree.winner()
 		s := m.data[i]
 		if s.done {
 			break
 		}
-		if !m.deliver(s, yield) {
+		var ok bool
+		if sorted {
+			ok = m.hold(s, yield)
+		} else {
+			ok = m.emit(s.recp, s.t, s.id, s.src, yield)
+		}
+		if !ok {
 			return
 		}
-		if !step(s) {
-			return
+		if err := m.advance(s); err != nil {
+			if !yield(nil, err) || !step(s) {
+				return
+			}
 		}
 		m.tree.replay(i)
 	}

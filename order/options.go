@@ -6,7 +6,6 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
-	"github.com/etlkit/etlkit/record"
 )
 
 // Mode chooses the order records are delivered in.
@@ -107,8 +106,9 @@ type Source struct {
 // Observer sees what an iteration meets in one source, on the iterating
 // goroutine, so that the caller can keep counts that come out the same in
 // every mode. Every buffer is reported once by Scanned and, when Scanned
-// gave no error, once by Loaded; every record or record error once by
-// Decoded.
+// gave no error, once by Loaded; every record error once by RecordError.
+// Records themselves are counted in Stats.Sources, which costs less than a
+// call per record.
 type Observer interface {
 	// Scanned reports a buffer found by the walk, with the bytes of input it
 	// covers. err is set when the buffer cannot be read at all; the error is
@@ -120,7 +120,7 @@ type Observer interface {
 	// success, err (a *buffer.FormatError) when it could not be read or
 	// decompressed.
 	Loaded(b *buffer.Buffer, err error)
-	// Decoded reports each record decoded (err nil) or each record error;
-	// more is false when the error ends its buffer, as record.Cursor says.
-	Decoded(rec *record.Record, err error, more bool)
+	// RecordError reports a record that could not be decoded; more is
+	// false when the error ends its buffer, as record.Cursor says.
+	RecordError(err error, more bool)
 }

@@ -8,6 +8,10 @@ type Stats struct {
 	Mode    Mode
 	Records int // records delivered
 
+	// Sources counts the records decoded in each source, in the order the
+	// sources were given.
+	Sources []SourceStats
+
 	// Streams lists the streams of the merge (Ordered and Sorted), header
 	// streams first, then by source and processor.
 	Streams []StreamStats
@@ -42,6 +46,12 @@ type Stats struct {
 	ReadAhead   int
 	Workers     int
 	DecodeAhead int
+}
+
+// SourceStats counts the records decoded in one source.
+type SourceStats struct {
+	Records     int
+	HeaderTypes [256]int // records by header type
 }
 
 // StreamStats describes one stream: the buffers of one processor of one
