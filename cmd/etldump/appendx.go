@@ -119,6 +119,10 @@ func append2(dst []byte, v int) []byte {
 
 // appendGUID appends the lowercase dashed form without braces.
 func appendGUID(dst []byte, g uuid.UUID) []byte {
+	if g == uuid.Nil {
+		// Most ActivityIds are nil.
+		return append(dst, "00000000-0000-0000-0000-000000000000"...)
+	}
 	n := len(dst)
 	dst = slices.Grow(dst, 36)[:n+36]
 	out := dst[n:]
@@ -198,8 +202,30 @@ func appendUint(dst []byte, v uint64) []byte {
 	case v < 100:
 		return append(dst, byte('0'+v/10), byte('0'+v%10))
 	}
-	return strconv.AppendUint(dst, v, 10)
+	// Two digits per division, as strconv does, without its layers of
+	// calls: timestamps and process ids take this path on every record.
+	var buf [20]byte
+	i := len(buf)
+	for v >= 100 {
+		q := v / 100
+		r := v - q*100
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[2*r], digitPairs[2*r+1]
+		v = q
+	}
+	if v >= 10 {
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[2*v], digitPairs[2*v+1]
+	} else {
+		i--
+		buf[i] = byte('0' + v)
+	}
+	return append(dst, buf[i:]...)
 }
+
+const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
+	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" + "60616263646566676869" +
+	"70717273747576777879" + "80818283848586878889" + "90919293949596979899"
 
 // jsonSafe marks the ASCII bytes that go into a JSON string as they are.
 var jsonSafe = func() (t [utf8.RuneSelf]bool) {
@@ -270,4 +296,9 @@ func appendJSONBytes(dst []byte, s []byte) []byte {
 	return append(dst, '"')
 }
 
-func appendInt(dst []byte, v int64) []byte { return strconv.AppendInt(dst, v, 10) }
+func appendInt(dst []byte, v int64) []byte {
+	if v < 0 {
+		return appendUint(append(dst, '-'), uint64(-v))
+	}
+	return appendUint(dst, uint64(v))
+}

@@ -58,9 +58,13 @@ func TestAppendHelpers(t *testing.T) {
 	assert.Equal(t, "68fdd900-4a3e-11d1-84f4-0000f80464e3", string(appendGUID(nil, g)))
 	assert.Equal(t, "0x0000000000000005", string(appendHex16(nil, 5)))
 	assert.Equal(t, "0x8000000000000000", string(appendHex16(nil, 1<<63)))
-	for _, v := range []uint64{0, 9, 10, 99, 100, 576, 1<<64 - 1} {
+	for _, v := range []uint64{0, 9, 10, 99, 100, 101, 576, 999, 1000, 1944427877538, 1<<63 - 1, 1<<64 - 1} {
 		assert.Equal(t, strconv.FormatUint(v, 10), string(appendUint(nil, v)))
 	}
+	for _, v := range []int64{0, -1, -99, -100, 1944427877538, -1 << 63, 1<<63 - 1} {
+		assert.Equal(t, strconv.FormatInt(v, 10), string(appendInt(nil, v)))
+	}
+	assert.Equal(t, "00000000-0000-0000-0000-000000000000", string(appendGUID(nil, uuid.Nil)))
 	assert.Equal(t, "0x0", string(appendHexShort(nil, 0)))
 	assert.Equal(t, "0x400000", string(appendHexShort(nil, 0x400000)))
 	assert.Equal(t, "00ff10", string(appendHexBytes(nil, []byte{0, 0xff, 0x10})))

@@ -25,7 +25,7 @@ func (d *dumper) ordered() iter.Seq2[*record.Record, error] {
 	srcs := make([]order.Source, len(d.inputs))
 	for i, in := range d.inputs {
 		srcs[i] = in.f.Source()
-		srcs[i].Observer = &watch{next: srcs[i].Observer, p: d.progress}
+		srcs[i].Observer = &watch{Observer: srcs[i].Observer, p: d.progress}
 	}
 	d.merge = order.New(opts, srcs...)
 	return d.merge.Records()
@@ -34,24 +34,19 @@ func (d *dumper) ordered() iter.Seq2[*record.Record, error] {
 // watch passes a source's buffers on to the file's own counts and tells
 // the progress bar how far the iteration is: in time order every buffer is
 // scanned first and loaded later, so bytes scanned alone would reach the
-// total long before the end.
+// total long before the end. The embedded Observer forwards everything
+// else.
 type watch struct {
-	next order.Observer
-	p    *progress
+	order.Observer
+	p *progress
 }
 
 func (w *watch) Scanned(b *buffer.Buffer, span int64, err error) {
 	w.p.scanned(span, err != nil)
-	w.next.Scanned(b, span, err)
+	w.Observer.Scanned(b, span, err)
 }
-
-func (w *watch) Ended(zeroTail bool) { w.next.Ended(zeroTail) }
 
 func (w *watch) Loaded(b *buffer.Buffer, err error) {
 	w.p.loaded()
-	w.next.Loaded(b, err)
-}
-
-func (w *watch) Decoded(rec *record.Record, err error, more bool) {
-	w.next.Decoded(rec, err, more)
+	w.Observer.Loaded(b, err)
 }
