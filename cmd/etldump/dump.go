@@ -10,7 +10,6 @@ import (
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/filter"
 	"github.com/etlkit/etlkit/header"
-	"github.com/etlkit/etlkit/order"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -34,7 +33,7 @@ type dumper struct {
 	filter   *filter.Filter
 	describe *describer
 	progress *progress
-	merge    *order.Merge
+	set      *etl.Set
 }
 
 func (d *dumper) fail(status int) {
@@ -61,7 +60,7 @@ func (d *dumper) dump() int {
 		}
 		d.filter = flt
 	}
-	d.progress = newProgress(d.opts.progress, d.stderr, d.inputs)
+	d.progress = newProgress(d.opts.progress, d.stderr, d.inputs, d.opts.order != "file")
 	switch d.opts.view {
 	case "count":
 		d.count()
@@ -117,8 +116,8 @@ func (d *dumper) traceStart() time.Time {
 func (d *dumper) each(fn func(r *record.Record) bool) {
 	n := 0
 	for r, err := range d.ordered() {
-		if n++; n&4095 == 0 {
-			d.progress.tick()
+		if n++; n&(ticksPerRecord-1) == 0 {
+			d.progress.tick(r)
 		}
 		if err != nil {
 			continue

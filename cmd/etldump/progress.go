@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/record"
 	"io"
 	"os"
 	"strings"
@@ -12,6 +14,12 @@ import (
 // read of the total, records per second and the time left. It redraws at
 // most five times a second and only after the first second, so that short
 // runs never show it.
+//
+// In file order the bytes walked measure the progress. In time order every
+// buffer is indexed before the first record comes out, so the bytes walked
+// reach the total at once; there the timestamp of the record being
+// delivered, between the traces' start and end, measures it instead, and
+// stands for the same share of the bytes.
 type progress struct {
 	on      bool
 	w       io.Writer
@@ -21,13 +29,11 @@ type progress struct {
 	last    time.Time
 	records int
 	drawn   bool
+	now     func() time.Time
 
-	// What the iteration has met: bytes and buffers scanned, and buffers
-	// loaded (or found unreadable).
-	scannedBytes int64
-	scannedBufs  int
-	loadedBufs   int
-	now          func() time.Time
+	byTime     bool
+	from, to   int64 // the traces' span, FILETIME
+	lastRecord int64 // FILETIME of the last record seen
 }
 
 const (
@@ -36,7 +42,7 @@ const (
 	ticksPerRecord   = 4096 // each tick stands for this many records
 )
 
-func newProgress(mode string, w io.Writer, inputs []*input) *progress {
+func newProgress(mode string, w io.Writer, inputs []*input, timeOrder bool) *progress {
 	p := &progress{w: w, inputs: inputs, now: time.Now}
 	switch mode {
 	case "always":
@@ -44,9 +50,17 @@ func newProgress(mode string, w io.Writer, inputs []*input) *progress {
 	case "auto":
 		p.on = isTerminal(w)
 	}
-	for _, in := range inputs {
+	for i, in := range inputs {
 		p.total += in.f.Size()
+		h := in.f.Header()
+		if i == 0 || h.StartTime < p.from {
+			p.from = h.StartTime
+		}
+		p.to = max(p.to, h.EndTime)
 	}
+	// A header without an end time (a trace cut off while written) leaves
+	// only the bytes to go by.
+	p.byTime = timeOrder && p.to > p.from
 	p.start = p.now()
 	p.last = p.start
 	return p
@@ -63,40 +77,29 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func (p *progress) scanned(span int64, failed bool) {
-	if p == nil {
-		return
-	}
-	p.scannedBytes += span
-	p.scannedBufs++
-	if failed {
-		p.loadedBufs++
-	}
-}
-
-func (p *progress) loaded() {
-	if p != nil {
-		p.loadedBufs++
-	}
-}
-
-// done estimates the bytes behind the records delivered: the bytes scanned
-// times the share of scanned buffers already loaded. In file order both
-// move together; in time order the scan ends first and the loads follow.
+// done estimates the bytes behind the records delivered.
 func (p *progress) done() int64 {
-	if p.scannedBufs == 0 {
-		return 0
+	if p.byTime {
+		frac := float64(p.lastRecord-p.from) / float64(p.to-p.from)
+		return int64(max(0, min(frac, 1)) * float64(p.total))
 	}
-	n := int64(float64(p.scannedBytes) * float64(p.loadedBufs) / float64(p.scannedBufs))
+	var n int64
+	for _, in := range p.inputs {
+		n += in.f.Stats().Bytes
+	}
 	return min(n, p.total)
 }
 
-// tick is called once per ticksPerRecord records.
-func (p *progress) tick() {
+// tick is called once per ticksPerRecord records, with the record at hand
+// (nil in place of a damaged one).
+func (p *progress) tick(r *record.Record) {
 	if p == nil || !p.on {
 		return
 	}
 	p.records += ticksPerRecord
+	if r != nil {
+		p.lastRecord = header.TimeToFileTime(r.TimeStamp)
+	}
 	now := p.now()
 	if now.Sub(p.start) < progressDelay || now.Sub(p.last) < progressInterval {
 		return

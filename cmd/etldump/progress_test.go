@@ -18,9 +18,9 @@ func TestProgressNeverOnAPipeUnlessAsked(t *testing.T) {
 	_, errs, code := runCmd(t, "--count", path)
 	require.Equal(t, 0, code)
 	assert.Empty(t, errs, "auto must stay quiet when standard error is not a terminal")
-	assert.False(t, newProgress("auto", &bytes.Buffer{}, nil).on)
-	assert.False(t, newProgress("never", &bytes.Buffer{}, nil).on)
-	assert.True(t, newProgress("always", &bytes.Buffer{}, nil).on)
+	assert.False(t, newProgress("auto", &bytes.Buffer{}, nil, true).on)
+	assert.False(t, newProgress("never", &bytes.Buffer{}, nil, true).on)
+	assert.True(t, newProgress("always", &bytes.Buffer{}, nil, true).on)
 }
 
 func TestProgressLine(t *testing.T) {
@@ -29,26 +29,32 @@ func TestProgressLine(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Equal(t, "179474\n", out)
 
-	// Replay the bar on a fake clock over a real iteration.
-	o, _, err := parseOptions([]string{"--count", "--progress", "always", path})
-	require.NoError(t, err)
-	var errb bytes.Buffer
-	d := &dumper{opts: o, stderr: &errb}
-	now := time.Unix(0, 0)
-	d.open()
-	require.Len(t, d.inputs, 1)
-	defer d.closeInputs()
-	p := newProgress("always", &errb, d.inputs)
-	p.now = func() time.Time { return now }
-	p.start, p.last = now, now
-	d.progress = p
-	n := 0
-	d.each(func(*record.Record) bool { n++; now = now.Add(time.Millisecond); return true })
-	assert.Equal(t, 179474, n)
-	lines := strings.Split(errb.String(), "\r")
-	require.Greater(t, len(lines), 2, "the bar was never drawn")
-	last := lines[len(lines)-1]
-	assert.Regexp(t, `^\[#+-*\] +\d+% [\d.]+ MiB of 4\.7 MiB  \d+k records/s  \d+:\d\d left\x1b\[K$`, last)
-	p.finish()
-	assert.True(t, strings.HasSuffix(errb.String(), "\r\x1b[K"), "finish clears the line")
+	// Replay the bar on a fake clock over a real iteration, in both ways
+	// of measuring: by time in time order, by bytes in file order.
+	for _, mode := range []string{"time", "file"} {
+		o, _, err := parseOptions([]string{"--count", "--progress", "always", "--order", mode, path})
+		require.NoError(t, err)
+		var errb bytes.Buffer
+		d := &dumper{opts: o, stderr: &errb}
+		now := time.Unix(0, 0)
+		d.open()
+		require.Len(t, d.inputs, 1)
+		p := newProgress("always", &errb, d.inputs, mode == "time")
+		p.now = func() time.Time { return now }
+		p.start, p.last = now, now
+		d.progress = p
+		n := 0
+		d.each(func(*record.Record) bool { n++; now = now.Add(time.Millisecond); return true })
+		d.closeInputs()
+		assert.Equal(t, 179474, n)
+		lines := strings.Split(errb.String(), "\r")
+		require.Greater(t, len(lines), 2, "the bar was never drawn")
+		mid := lines[len(lines)/2]
+		assert.Regexp(t, `^\[#*-*\] +\d+% [\d.]+ [KM]iB of 4\.7 MiB  \d+k records/s  \d+:\d\d left\x1b\[K$`, mid, mode)
+		assert.NotContains(t, mid, "100%", "%s: halfway through the bar is not full", mode)
+		last := lines[len(lines)-1]
+		assert.Regexp(t, `^\[#{20,}-*\] +(8\d|9\d|100)% `, last, mode)
+		p.finish()
+		assert.True(t, strings.HasSuffix(errb.String(), "\r\x1b[K"), "finish clears the line")
+	}
 }

@@ -152,8 +152,8 @@ type errorReport struct {
 func (d *dumper) report(t *tally) *statsReport {
 	rep := &statsReport{Records: t.records, HeaderTypes: map[string]int{},
 		Providers: []providerReport{}, Events: []eventReport{}, Errors: []errorReport{}}
-	if d.merge != nil {
-		ost := d.merge.Stats()
+	if d.set != nil {
+		ost := d.set.Stats()
 		rep.Order = d.opts.order
 		rep.Inversions, rep.BackwardSteps, rep.Late = ost.Inversions, ost.BackwardSteps, ost.Late
 	}
