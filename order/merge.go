@@ -33,6 +33,8 @@ type Merge struct {
 	hasOut  bool
 
 	win window
+	// sink keeps touch's reads from being optimized away.
+	sink byte
 }
 
 // New prepares an iteration over sources, in the order given: their header
@@ -70,34 +72,36 @@ func (m *Merge) Records() iter.Seq2[*record.Record, error] {
 // stream is the buffers of one processor of one source, or a source's
 // header buffer, with the one record the merge looks at.
 type stream struct {
-	id     int
-	src    int
+	// The fields the merge touches for every record come first, to share
+	// a cache line or two.
+	recp    *record.Record // the stream's current record
+	t       int64          // time of recp as a FILETIME
+	k       *key
+	cur     *slot
+	i       int  // next of cur's records decoded ahead
+	active  bool // the merge takes records from cur
+	done    bool
+	hasLast bool
+	last    int64
+	id      int
+	src     int
+	st      *StreamStats
+	counts  *SourceStats
+	obs     Observer
+
 	header bool
 	cpu    uint16
 	locs   []loc
 	next   int // next loc to read
 	clock  *header.Clock
-	obs    Observer
 
 	// ring holds the slots read or being read, in stream order.
 	ring    []*slot
 	head, n int
-	cur     *slot
-	active  bool           // the merge takes records from cur
-	i       int            // next of cur's records decoded ahead
-	rec     record.Record  // a record of cur decoded when reached
-	recp    *record.Record // the stream's current record
 	// cursorProcIndex: cur carries a 16-bit processor index, which its
 	// records inherit (Sorted keeps it for the records it copies).
 	cursorProcIndex bool
-	done            bool
-
-	t       int64 // time of rec as a FILETIME
-	k       *key
-	last    int64
-	hasLast bool
-	st      *StreamStats
-	counts  *SourceStats
+	rec             record.Record // a record of cur decoded when reached
 }
 
 func (m *Merge) setup() {
@@ -265,6 +269,7 @@ func (m *Merge) advance(s *stream) error {
 				}
 				if ok {
 					m.took(s, &s.rec, header.TimeToFileTime(s.rec.TimeStamp))
+					m.touch(sl)
 					return nil
 				}
 			}
@@ -279,6 +284,16 @@ func (m *Merge) advance(s *stream) error {
 			return s.cur.err
 		}
 		s.active, s.i = true, 0
+	}
+}
+
+// touch reads the first bytes of the stream's next record, so that they
+// are on their way to the cache while other streams are served: with many
+// streams, a stream's next record has left the cache by its turn, and
+// decoding it would wait for memory. Nothing waits for the value.
+func (m *Merge) touch(sl *slot) {
+	if p := sl.cursor.Position(); p+64 < len(sl.buf.Data) {
+		m.sink += sl.buf.Data[p] + sl.buf.Data[p+64]
 	}
 }
 
