@@ -23,8 +23,8 @@ type held struct {
 	bufOff   int64
 }
 
-// entry is a held record's place in the heap. The keys sit in the heap
-// itself so that sifting touches one contiguous array.
+// entry is a held record's place in the window, with its key, so that
+// ordering touches one contiguous array.
 type entry struct {
 	t int64
 	// tie packs the processor number above the arrival count: ties keep
@@ -37,14 +37,20 @@ func (a *entry) less(b *entry) bool {
 	return a.t < b.t || a.t == b.t && a.tie < b.tie
 }
 
-// window is Sorted's reorder window: a binary heap of held records whose
-// bytes live in an arena. The arena is compacted into a spare one when it
-// fills, at twice the live bytes, so copying costs O(1) per byte held.
+// window is Sorted's reorder window. Its input is the merge's output,
+// nearly in order: a record that is not earlier than the last one kept
+// joins a FIFO, which therefore stays sorted and costs O(1) a record; only
+// the records that arrive out of order go to a binary heap. The earliest
+// record held is the earlier of the two fronts. Record bytes live in an
+// arena, compacted into a spare one when it fills, at twice the live bytes,
+// so copying costs O(1) per byte held.
 type window struct {
 	span     uint64 // in 100 ns units; 0: count only
 	limit    int
 	slots    []held
 	free     []int32
+	fifo     []entry // a ring of len(fifo), a power of two
+	head, n  int
 	heap     []entry
 	arena    []byte
 	spare    []byte
@@ -65,6 +71,7 @@ func (w *window) reset(o *Options) {
 		w.limit = DefaultWindowRecords
 	}
 	w.heap = w.heap[:0]
+	w.head, w.n = 0, 0
 	w.free = w.free[:0]
 	for i := range w.slots {
 		w.free = append(w.free, int32(i))
@@ -73,7 +80,56 @@ func (w *window) reset(o *Options) {
 	w.arrivals, w.lastT, w.released = 0, 0, false
 }
 
-func (w *window) len() int { return len(w.heap) }
+func (w *window) len() int { return w.n + len(w.heap) }
+
+// push adds e to the FIFO when it is not earlier than the FIFO's last
+// entry, to the heap otherwise.
+func (w *window) push(e entry) {
+	if w.n > 0 && e.less(&w.fifo[(w.head+w.n-1)&(len(w.fifo)-1)]) {
+		w.heap = append(w.heap, e)
+		w.up(len(w.heap) - 1)
+		return
+	}
+	if w.n == len(w.fifo) {
+		grown := make([]entry, max(2*len(w.fifo), 1024))
+		for i := 0; i < w.n; i++ {
+			grown[i] = w.fifo[(w.head+i)&(len(w.fifo)-1)]
+		}
+		w.fifo, w.head = grown, 0
+	}
+	w.fifo[(w.head+w.n)&(len(w.fifo)-1)] = e
+	w.n++
+}
+
+// first returns the earliest entry held; the window must not be empty.
+func (w *window) first() *entry {
+	if w.n == 0 {
+		return &w.heap[0]
+	}
+	f := &w.fifo[w.head]
+	if len(w.heap) > 0 && w.heap[0].less(f) {
+		return &w.heap[0]
+	}
+	return f
+}
+
+// pop removes and returns the earliest entry held.
+func (w *window) pop() entry {
+	if w.n > 0 && (len(w.heap) == 0 || !w.heap[0].less(&w.fifo[w.head])) {
+		e := w.fifo[w.head]
+		w.head = (w.head + 1) & (len(w.fifo) - 1)
+		w.n--
+		return e
+	}
+	e := w.heap[0]
+	last := len(w.heap) - 1
+	w.heap[0] = w.heap[last]
+	w.heap = w.heap[:last]
+	if last > 0 {
+		w.down(0)
+	}
+	return e
+}
 
 func (w *window) up(j int) {
 	h := w.heap
@@ -118,11 +174,17 @@ func (w *window) store(raw []byte) int {
 		if cap(dst) < 2*need {
 			dst = make([]byte, 0, max(2*need, 64<<10))
 		}
-		for _, e := range w.heap {
+		move := func(e *entry) {
 			h := &w.slots[e.slot]
 			at := len(dst)
 			dst = append(dst, w.arena[h.rawOff:h.rawOff+int(h.rawLen)]...)
 			h.rawOff = at
+		}
+		for i := 0; i < w.n; i++ {
+			move(&w.fifo[(w.head+i)&(len(w.fifo)-1)])
+		}
+		for i := range w.heap {
+			move(&w.heap[i])
 		}
 		w.arena, w.spare = dst, w.arena[:0]
 	}
@@ -135,10 +197,10 @@ func (w *window) store(raw []byte) int {
 // expired reports whether the earliest record held is more than the span
 // before t, the time of the record that just arrived.
 func (w *window) expired(t int64) bool {
-	if w.span == 0 || len(w.heap) == 0 {
+	if w.span == 0 || w.len() == 0 {
 		return false
 	}
-	first := w.heap[0].t
+	first := w.first().t
 	// The difference is taken unsigned: forged timestamps can be 2^63 apart.
 	return t > first && uint64(t)-uint64(first) > w.span
 }
@@ -157,11 +219,11 @@ func (m *Merge) hold(s *stream, yield func(*record.Record, error) bool) bool {
 		s.st.Late++
 		return m.emit(rec, t, s.id, s.src, yield)
 	}
-	if len(w.heap) >= w.limit {
+	if w.len() >= w.limit {
 		// The window is full: the earliest of what it holds and the new
 		// record leaves now, so that it never holds more than its limit.
 		e := entry{t: t, tie: uint64(rec.ProcessorNumber)<<48 | w.arrivals}
-		if e.less(&w.heap[0]) {
+		if e.less(w.first()) {
 			w.arrivals++
 			w.lastT, w.released = t, true
 			return m.emit(rec, t, s.id, s.src, yield)
@@ -192,10 +254,9 @@ func (m *Merge) hold(s *stream, yield func(*record.Record, error) bool) bool {
 		bufTS:    b.TimeStamp,
 		bufOff:   b.FileOffset,
 	}
-	w.heap = append(w.heap, entry{t: t, tie: uint64(rec.ProcessorNumber)<<48 | w.arrivals, slot: i})
+	w.push(entry{t: t, tie: uint64(rec.ProcessorNumber)<<48 | w.arrivals, slot: i})
 	w.arrivals++
-	w.up(len(w.heap) - 1)
-	m.stats.MaxHeld = max(m.stats.MaxHeld, len(w.heap))
+	m.stats.MaxHeld = max(m.stats.MaxHeld, w.len())
 	for w.expired(t) {
 		if !m.release(yield) {
 			return false
@@ -207,13 +268,7 @@ func (m *Merge) hold(s *stream, yield func(*record.Record, error) bool) bool {
 // release delivers the earliest record held.
 func (m *Merge) release(yield func(*record.Record, error) bool) bool {
 	w := &m.win
-	top := w.heap[0]
-	last := len(w.heap) - 1
-	w.heap[0] = w.heap[last]
-	w.heap = w.heap[:last]
-	if last > 0 {
-		w.down(0)
-	}
+	top := w.pop()
 	h := w.slots[top.slot]
 	w.free = append(w.free, top.slot)
 	w.live -= int(h.rawLen)
