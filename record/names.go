@@ -436,6 +436,7 @@ func ChannelName(c uint8) string {
 
 // Group-0 (EventTrace) types with a payload decoder.
 const (
+	EventTraceHeader          = 0x00
 	EventTraceHeaderExtension = 0x05
 	EventTraceRundownComplete = 0x08
 	EventTraceEndExtension    = 0x20
@@ -470,6 +471,41 @@ var (
 	buildLabSchema = tracelogging.MustSchema("BuildLab", []tracelogging.Field{
 		{Name: "BuildLab", InType: tracelogging.InAnsiString},
 	})
+	// TRACE_LOGFILE_HEADER, then the session and log-file names. The two
+	// pointer-sized fields were string pointers before Windows 7 and are
+	// clock sources since; the 4-byte pad keeps BootTime 8-byte aligned.
+	logfileHeaderSchema = tracelogging.MustSchema("Header", []tracelogging.Field{
+		{Name: "BufferSize", InType: tracelogging.InUInt32},
+		u32Hex("Version"),
+		{Name: "ProviderVersion", InType: tracelogging.InUInt32},
+		{Name: "NumberOfProcessors", InType: tracelogging.InUInt32},
+		{Name: "EndTime", InType: tracelogging.InFileTime},
+		{Name: "TimerResolution", InType: tracelogging.InUInt32},
+		{Name: "MaximumFileSize", InType: tracelogging.InUInt32},
+		u32Hex("LogFileMode"),
+		{Name: "BuffersWritten", InType: tracelogging.InUInt32},
+		{Name: "StartBuffers", InType: tracelogging.InUInt32},
+		{Name: "PointerSize", InType: tracelogging.InUInt32},
+		{Name: "EventsLost", InType: tracelogging.InUInt32},
+		{Name: "CpuSpeedInMHz", InType: tracelogging.InUInt32},
+		{Name: "LoggerNameField", InType: tracelogging.InPointer},
+		{Name: "LogFileNameField", InType: tracelogging.InPointer},
+		{Name: "TimeZoneBias", InType: tracelogging.InInt32},
+		{Name: "StandardName", InType: tracelogging.InUInt16, OutType: tracelogging.OutString, Arity: tracelogging.FixedArray, Count: 32},
+		{Name: "StandardDate", InType: tracelogging.InSystemTime},
+		{Name: "StandardBias", InType: tracelogging.InInt32},
+		{Name: "DaylightName", InType: tracelogging.InUInt16, OutType: tracelogging.OutString, Arity: tracelogging.FixedArray, Count: 32},
+		{Name: "DaylightDate", InType: tracelogging.InSystemTime},
+		{Name: "DaylightBias", InType: tracelogging.InInt32},
+		{Name: "Padding", InType: tracelogging.InUInt32},
+		{Name: "BootTime", InType: tracelogging.InFileTime},
+		{Name: "PerfFreq", InType: tracelogging.InInt64},
+		{Name: "StartTime", InType: tracelogging.InFileTime},
+		{Name: "ReservedFlags", InType: tracelogging.InUInt32},
+		{Name: "BuffersLost", InType: tracelogging.InUInt32},
+		{Name: "SessionName", InType: tracelogging.InUnicodeString},
+		{Name: "LogFileName", InType: tracelogging.InUnicodeString},
+	})
 	partitionHead = []tracelogging.Field{
 		{Name: "EventVersion", InType: tracelogging.InUInt16},
 		{Name: "Reserved", InType: tracelogging.InUInt16},
@@ -487,7 +523,8 @@ var (
 
 // EventTraceFields decodes the payload of a group-0 (EventTrace) kernel
 // event of the given type into named values, in payload order, reusing dst
-// as tracelogging.Schema.Decode does: Extension and EndExtension
+// as tracelogging.Schema.Decode does: the logfile header (as in a 64-bit
+// session; Record.EventTraceFields uses the record's pointer size), Extension and EndExtension
 // (GroupMask1–8, KernelEventVersion), RundownComplete (no fields),
 // DbgIdRSDS (GuidSig, Age, PdbFileName), BuildLab, and
 // PartitionInfoExtension (EventVersion, Reserved, PartitionType,
@@ -495,8 +532,14 @@ var (
 // ErrNoDecoder; a payload that does not fit gives an error wrapping
 // buffer.ErrMalformed or buffer.ErrTruncated.
 func EventTraceFields(opcode uint8, payload []byte, dst []tracelogging.Value) ([]tracelogging.Value, error) {
+	return eventTraceFields(opcode, payload, 8, dst)
+}
+
+func eventTraceFields(opcode uint8, payload []byte, pointerSize int, dst []tracelogging.Value) ([]tracelogging.Value, error) {
 	var s *tracelogging.Schema
 	switch opcode {
+	case EventTraceHeader:
+		s = logfileHeaderSchema
 	case EventTraceHeaderExtension, EventTraceEndExtension:
 		s = headerExtensionSchema
 		if len(payload) == 0x20 {
@@ -516,8 +559,8 @@ func EventTraceFields(opcode uint8, payload []byte, dst []tracelogging.Value) ([
 	default:
 		return dst[:0], ErrNoDecoder
 	}
-	// Group-0 payloads hold no pointers; the size only satisfies Decode.
-	vals, err := s.Decode(payload, 8, dst)
+	// Only the logfile header holds pointers, as wide as its header type says.
+	vals, err := s.Decode(payload, pointerSize, dst)
 	if err != nil {
 		return vals, fmt.Errorf("%s: %w", KernelEventName(0, opcode), err)
 	}
@@ -530,7 +573,7 @@ func (r *Record) EventTraceFields(dst []tracelogging.Value) ([]tracelogging.Valu
 	if !r.HeaderType.IsKernel() || r.HookId>>8 != GroupEventTrace {
 		return dst[:0], ErrNoDecoder
 	}
-	return EventTraceFields(uint8(r.HookId), r.UserData, dst)
+	return eventTraceFields(uint8(r.HookId), r.UserData, r.PointerSize(), dst)
 }
 
 // The build fails if a group gets a name without a GUID or the reverse.
