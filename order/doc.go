@@ -32,7 +32,7 @@
 // records that arrive later than the window allows.
 //
 // Memory is bounded by the number of streams times the buffer size, plus a
-// small index of every buffer (32 bytes each), whatever the size of the
+// small index of every buffer (24 bytes each), whatever the size of the
 // file. Worker goroutines read and decompress the next buffers of each stream
 // ahead of the merge, so that compressed traces use every core.
 //

@@ -19,7 +19,8 @@ const (
 	// and file after file: the fastest, and the order a file dump shows.
 	FileOrder
 	// Sorted is Ordered followed by a bounded reorder window, which also
-	// puts right the records of a stream that are out of time order.
+	// puts right the records of a stream that are out of time order. Errors
+	// are delivered when met, ahead of records the window still holds.
 	Sorted
 )
 

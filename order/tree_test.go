@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestLoserTreeMerges merges random sorted runs of every count from 1 to
@@ -58,6 +59,14 @@ func TestLoserTreeMerges(t *testing.T) {
 		if !slices.Equal(all, got) {
 			t.Fatalf("k=%d: merge differs from sort\n got %v\nwant %v", k, got, all)
 		}
+	}
+}
+
+// TestIndexEntrySize pins the cost of the index the header scan keeps:
+// one entry per buffer, whatever the file's size.
+func TestIndexEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(loc{}); n != 24 {
+		t.Fatalf("an index entry takes %d bytes, the package documents 24", n)
 	}
 }
 
