@@ -62,6 +62,12 @@ func (b *Buffer) Records() []byte {
 // MaxSessionBufferSize is the largest buffer ETW allocates (16 MiB).
 const MaxSessionBufferSize = 16 << 20
 
+// MaxCompressionRatio bounds how much larger than its compressed bytes a
+// buffer may claim to be, so that the memory a buffer costs stays in
+// proportion to the input. Real buffers stay below 14:1 (the shared samples'
+// largest is 13.6).
+const MaxCompressionRatio = 256
+
 // Walker reads the buffers of an ETL file one after another, stepping by
 // each buffer's own BufferSize.
 type Walker struct {
@@ -229,6 +235,9 @@ func (w *Walker) readCompressed(b *Buffer, off int64, index int, avail int64) er
 		return Errorf(off, index, ErrMalformed, "compressed buffer claims 0x%x bytes decompressed, more than the 0x%x-byte buffer size", h.Offset, limit)
 	}
 	want := int(h.Offset) - HeaderSize
+	if want > MaxCompressionRatio*n+4096 {
+		return Errorf(off, index, ErrMalformed, "compressed buffer claims 0x%x bytes from 0x%x compressed bytes, more than %d times as many", want, n, MaxCompressionRatio)
+	}
 	b.Data = grow(w.data, HeaderSize+want)
 	w.data = b.Data
 	copy(b.Data, w.hdr[:])
