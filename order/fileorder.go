@@ -17,6 +17,7 @@ func (m *Merge) fileOrder(yield func(*record.Record, error) bool) {
 		rec record.Record
 	)
 	m.stats.Sources = make([]SourceStats, len(m.sources))
+	defer finishSources(m.stats.Sources)
 	for si := range m.sources {
 		src := &m.sources[si]
 		counts := &m.stats.Sources[si]
@@ -64,7 +65,6 @@ func (m *Merge) fileOrder(yield func(*record.Record, error) bool) {
 				if !ok {
 					break
 				}
-				counts.Records++
 				counts.HeaderTypes[rec.HeaderType]++
 				if !m.emit(&rec, header.TimeToFileTime(rec.TimeStamp), sid, si, yield) {
 					return

@@ -2,6 +2,7 @@ package order
 
 import (
 	"iter"
+	"math"
 	"runtime"
 
 	"github.com/etlkit/etlkit/buffer"
@@ -30,7 +31,6 @@ type Merge struct {
 	lastT   int64
 	lastSID int
 	lastSrc int
-	hasOut  bool
 
 	win window
 	// sink keeps touch's reads from being optimized away.
@@ -59,7 +59,7 @@ func (m *Merge) Source() int { return m.lastSrc }
 func (m *Merge) Records() iter.Seq2[*record.Record, error] {
 	return func(yield func(*record.Record, error) bool) {
 		m.stats = Stats{Mode: m.opts.Mode}
-		m.hasOut = false
+		m.lastT, m.lastSID = math.MinInt64, -1
 		switch m.opts.Mode {
 		case FileOrder:
 			m.fileOrder(yield)
@@ -81,13 +81,13 @@ type stream struct {
 	i       int  // next of cur's records decoded ahead
 	active  bool // the merge takes records from cur
 	done    bool
-	hasLast bool
-	last    int64
+	last    int64 // time of the record before, for the inversions
+	records int
 	id      int
 	src     int
-	st      *StreamStats
-	counts  *SourceStats
+	types   *[256]int // the source's records by header type
 	obs     Observer
+	st      *StreamStats // filled in by finish, but for the inversions
 
 	header bool
 	cpu    uint16
@@ -133,7 +133,8 @@ func (m *Merge) setup() {
 	for i, s := range m.streams {
 		s.id = i
 		s.st = &m.stats.Streams[i]
-		s.counts = &m.stats.Sources[s.src]
+		s.types = &m.stats.Sources[s.src].HeaderTypes
+		s.last = math.MinInt64
 		*s.st = StreamStats{Source: s.src, Processor: s.cpu, Header: s.header, Buffers: len(s.locs)}
 		if len(s.locs) > 0 {
 			s.st.FirstSequence, s.st.LastSequence = s.locs[0].seq, s.locs[len(s.locs)-1].seq
@@ -302,22 +303,41 @@ func (m *Merge) touch(sl *slot) {
 func (m *Merge) took(s *stream, rec *record.Record, t int64) {
 	s.recp, s.t = rec, t
 	*s.k = key{t: t, hi: makeHi(rec.ProcessorNumber, s.src, rec.BufferIndex)}
-	s.st.Records++
-	s.counts.Records++
-	s.counts.HeaderTypes[rec.HeaderType]++
-	if s.hasLast && t < s.last {
+	s.records++
+	s.types[rec.HeaderType]++
+	if t < s.last {
 		d := fileTimeDuration(uint64(s.last) - uint64(t))
 		s.st.Inversions++
 		s.st.LargestInversion = max(s.st.LargestInversion, d)
 		m.stats.Inversions++
 		m.stats.LargestInversion = max(m.stats.LargestInversion, d)
 	}
-	s.last, s.hasLast = t, true
+	s.last = t
+}
+
+// finish completes Stats with what the streams counted as they went.
+func (m *Merge) finish() {
+	for _, s := range m.streams {
+		s.st.Records = s.records
+	}
+	finishSources(m.stats.Sources)
+}
+
+// finishSources adds up the records of each source from its header types.
+func finishSources(src []SourceStats) {
+	for i := range src {
+		n := 0
+		for _, c := range src[i].HeaderTypes {
+			n += c
+		}
+		src[i].Records = n
+	}
 }
 
 func (m *Merge) merge(yield func(*record.Record, error) bool) {
 	m.setup()
 	defer m.rd.close()
+	defer m.finish()
 	if m.opts.Mode == Sorted {
 		m.win.reset(&m.opts)
 	}
@@ -402,16 +422,16 @@ func (m *Merge) deliver(s *stream, yield func(*record.Record, error) bool) bool 
 
 // emit delivers a record and keeps the output counts.
 func (m *Merge) emit(rec *record.Record, t int64, sid, src int, yield func(*record.Record, error) bool) bool {
-	st := &m.stats
-	if m.hasOut {
+	// lastT starts at the smallest time, so the first record needs no test.
+	if t <= m.lastT {
 		if t < m.lastT {
-			st.BackwardSteps++
-			st.LargestBackwardStep = max(st.LargestBackwardStep, fileTimeDuration(uint64(m.lastT)-uint64(t)))
-		} else if t == m.lastT && sid != m.lastSID {
-			st.Ties++
+			m.stats.BackwardSteps++
+			m.stats.LargestBackwardStep = max(m.stats.LargestBackwardStep, fileTimeDuration(uint64(m.lastT)-uint64(t)))
+		} else if sid != m.lastSID {
+			m.stats.Ties++
 		}
 	}
-	m.lastT, m.lastSID, m.lastSrc, m.hasOut = t, sid, src, true
-	st.Records++
+	m.lastT, m.lastSID, m.lastSrc = t, sid, src
+	m.stats.Records++
 	return yield(rec, nil)
 }
