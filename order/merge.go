@@ -391,6 +391,25 @@ func (m *Merge) merge(yield func(*record.Record, error) bool) {
 		if !ok {
 			return
 		}
+		// Most records come straight from the cursor of the current buffer.
+		if sl := s.cur; s.active && s.i == len(sl.recs) && sl.rest {
+			if ok, err := sl.cursor.Next(&s.rec); ok && err == nil {
+				m.took(s, &s.rec, header.TimeToFileTime(s.rec.TimeStamp))
+				m.touch(sl)
+				m.tree.replay(i)
+				continue
+			} else if err != nil {
+				if s.obs != nil {
+					s.obs.RecordError(err, ok)
+				}
+				if !yield(nil, err) || !step(s) {
+					return
+				}
+				m.tree.replay(i)
+				continue
+			}
+			s.active = false
+		}
 		if err := m.advance(s); err != nil {
 			if !yield(nil, err) || !step(s) {
 				return
