@@ -29,8 +29,10 @@ type slot struct {
 	cursor record.Cursor
 	recs   []decoded
 	rest   bool
-	// done receives one token when the read finished (read-ahead only).
-	done chan struct{}
+	// state says who reads the slot; done receives one token when a worker
+	// has read it.
+	state atomic.Int32
+	done  chan struct{}
 }
 
 // decoded is a record decoded ahead of the merge, or the error met in its
@@ -90,19 +92,27 @@ func (s *slot) prepare(limit int) {
 type reader struct {
 	sources []Source
 	async   bool
-	// limit is how many records of each buffer are decoded ahead.
+	// limit is how many records of each buffer workers decode ahead.
 	limit int
 	jobs  chan *slot
 	stop  atomic.Bool
 	wg    sync.WaitGroup
-	// loaders of the iterating goroutine, per source, when not async.
+	// loaders of the iterating goroutine, per source.
 	loaders []*buffer.Loader
 }
 
+// A slot's read is queued, then taken by a worker or by the iterating
+// goroutine, whichever comes first.
+const (
+	slotIdle int32 = iota
+	slotQueued
+	slotTaken
+)
+
 func newReader(sources []Source, workers, slots, limit int) *reader {
 	r := &reader{sources: sources, async: workers > 0, limit: limit}
+	r.loaders = make([]*buffer.Loader, len(sources))
 	if !r.async {
-		r.loaders = make([]*buffer.Loader, len(sources))
 		return r
 	}
 	// Every slot has at most one read outstanding, so sends never block.
@@ -125,6 +135,9 @@ func (r *reader) work() {
 	defer r.wg.Done()
 	loaders := make([]*buffer.Loader, len(r.sources))
 	for s := range r.jobs {
+		if !s.state.CompareAndSwap(slotQueued, slotTaken) {
+			continue // the iterating goroutine read it itself
+		}
 		if !r.stop.Load() {
 			if !s.scanErr {
 				s.err = r.loader(loaders, s.src).Load(s.off, s.index, &s.buf)
@@ -138,13 +151,16 @@ func (r *reader) work() {
 // submit asks for s to be read.
 func (r *reader) submit(s *slot) {
 	if r.async {
+		s.state.Store(slotQueued)
 		r.jobs <- s
 	}
 }
 
-// await returns once s is read.
+// await returns once s is read. A read no worker has started yet is done
+// here: waiting for a worker that does not get a core, on a busy machine,
+// would be slower than reading on the iterating goroutine.
 func (r *reader) await(s *slot) {
-	if r.async {
+	if r.async && !s.state.CompareAndSwap(slotQueued, slotTaken) {
 		<-s.done
 		return
 	}
