@@ -104,6 +104,8 @@ type stream struct {
 	rec             record.Record // a record of cur decoded when reached
 }
 
+// setup scans every source's buffer headers, forms the streams, sizes the
+// read-ahead to the memory budget and queues the first reads.
 func (m *Merge) setup() {
 	m.streams, m.data, m.keys, m.trailing = nil, nil, nil, nil
 	m.errs = make([]map[int32]error, len(m.sources))
@@ -334,6 +336,7 @@ func finishSources(src []SourceStats) {
 	}
 }
 
+// merge delivers the header streams, then merges the data streams.
 func (m *Merge) merge(yield func(*record.Record, error) bool) {
 	m.setup()
 	defer m.rd.close()
