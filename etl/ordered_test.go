@@ -252,6 +252,32 @@ func TestEventsIsOrdered(t *testing.T) {
 	assert.Equal(t, 17078, len(events))
 }
 
+// TestEventsBreak: leaving the loop early stops the workers and leaves
+// Stats counting what was delivered.
+func TestEventsBreak(t *testing.T) {
+	f, err := etl.Open(samples.Path(t, "net452-x64-merged-compressed.etl"))
+	require.NoError(t, err)
+	defer f.Close()
+	for _, opts := range []order.Options{{}, {Mode: order.Sorted}, {Mode: order.FileOrder}, {ReadAhead: -1}} {
+		n := 0
+		for _, err := range f.EventsWith(opts) {
+			require.NoError(t, err)
+			n++
+			if n == 1000 {
+				break
+			}
+		}
+		st := f.Stats()
+		assert.Equal(t, 1000, st.Records, "%+v", opts)
+		assert.Equal(t, 1000, st.Order.Records, "%+v", opts)
+		total := 0
+		for _, c := range st.HeaderTypes {
+			total += c
+		}
+		assert.Equal(t, 1000, total, "%+v", opts)
+	}
+}
+
 // TestOrderedUsesWorkersOnCompressed checks that the compressed merged
 // sample is read ahead by workers and still delivers what one goroutine
 // delivers.

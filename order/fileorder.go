@@ -20,7 +20,6 @@ func (m *Merge) fileOrder(yield func(*record.Record, error) bool) {
 	defer finishSources(m.stats.Sources)
 	for si := range m.sources {
 		src := &m.sources[si]
-		counts := &m.stats.Sources[si]
 		obs := src.Observer
 		w := src.NewWalker()
 		for {
@@ -65,7 +64,6 @@ func (m *Merge) fileOrder(yield func(*record.Record, error) bool) {
 				if !ok {
 					break
 				}
-				counts.HeaderTypes[rec.HeaderType]++
 				if !m.emit(&rec, header.TimeToFileTime(rec.TimeStamp), sid, si, yield) {
 					return
 				}

@@ -85,7 +85,6 @@ type stream struct {
 	records int
 	id      int
 	src     int
-	types   *[256]int // the source's records by header type
 	obs     Observer
 	st      *StreamStats // filled in by finish, but for the inversions
 
@@ -135,7 +134,6 @@ func (m *Merge) setup() {
 	for i, s := range m.streams {
 		s.id = i
 		s.st = &m.stats.Streams[i]
-		s.types = &m.stats.Sources[s.src].HeaderTypes
 		s.last = math.MinInt64
 		*s.st = StreamStats{Source: s.src, Processor: s.cpu, Header: s.header, Buffers: len(s.locs)}
 		if len(s.locs) > 0 {
@@ -306,7 +304,6 @@ func (m *Merge) took(s *stream, rec *record.Record, t int64) {
 	s.recp, s.t = rec, t
 	*s.k = key{t: t, hi: makeHi(rec.ProcessorNumber, s.src, rec.BufferIndex)}
 	s.records++
-	s.types[rec.HeaderType]++
 	if t < s.last {
 		d := fileTimeDuration(uint64(s.last) - uint64(t))
 		s.st.Inversions++
@@ -455,5 +452,6 @@ func (m *Merge) emit(rec *record.Record, t int64, sid, src int, yield func(*reco
 	}
 	m.lastT, m.lastSID, m.lastSrc = t, sid, src
 	m.stats.Records++
+	m.stats.Sources[src].HeaderTypes[rec.HeaderType]++
 	return yield(rec, nil)
 }

@@ -8,8 +8,8 @@ type Stats struct {
 	Mode    Mode
 	Records int // records delivered
 
-	// Sources counts the records decoded in each source, in the order the
-	// sources were given.
+	// Sources counts the records delivered from each source, in the order
+	// the sources were given.
 	Sources []SourceStats
 
 	// Streams lists the streams of the merge (Ordered and Sorted), header
@@ -48,7 +48,7 @@ type Stats struct {
 	DecodeAhead int
 }
 
-// SourceStats counts the records decoded in one source.
+// SourceStats counts the records delivered from one source.
 type SourceStats struct {
 	Records     int
 	HeaderTypes [256]int // records by header type
@@ -61,7 +61,7 @@ type StreamStats struct {
 	Processor uint16 // of the stream's first buffer under SingleStream
 	Header    bool   // the header buffer, delivered before the merge
 	Buffers   int
-	Records   int
+	Records   int // records decoded from the stream
 	// FirstSequence and LastSequence are the SequenceNumbers of the first
 	// and last buffer in stream order.
 	FirstSequence, LastSequence int64
