@@ -5,30 +5,31 @@ import (
 	"unicode/utf16"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/header"
 )
 
 // Sizes of TRACE_LOGFILE_HEADER in its 32- and 64-bit forms.
 const (
-	LogfileHeaderSize32 = 0x110
-	LogfileHeaderSize64 = 0x118
+	LogfileHeaderSize32 = header.LogfileHeaderSize32
+	LogfileHeaderSize64 = header.LogfileHeaderSize64
 	timeZoneSize        = 172
 )
 
 // Clock types for Session.ClockType (TRACE_LOGFILE_HEADER.ReservedFlags).
 const (
-	ClockRaw        = 0
-	ClockQPC        = 1
-	ClockSystemTime = 2
-	ClockCPUCycle   = 3
+	ClockRaw        = header.ClockRaw
+	ClockQPC        = header.ClockQPC
+	ClockSystemTime = header.ClockSystemTime
+	ClockCPUCycle   = header.ClockCPUCycle
 )
 
 // LogFileMode bits used by the traces this package writes.
 const (
-	ModeFileSequential          = 0x00000001
-	ModeRelog                   = 0x00010000
-	ModeSystemLogger            = 0x02000000
-	ModeCompressed              = 0x04000000
-	ModeNoPerProcessorBuffering = 0x10000000
+	ModeFileSequential          = header.ModeFileSequential
+	ModeRelog                   = header.ModeRelog
+	ModeSystemLogger            = header.ModeSystemLogger
+	ModeCompressed              = header.ModeCompressed
+	ModeNoPerProcessorBuffering = header.ModeNoPerProcessorBuffering
 )
 
 // BuffersWrittenOffset is the file offset of TRACE_LOGFILE_HEADER.BuffersWritten:
