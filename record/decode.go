@@ -24,26 +24,38 @@ type Context struct {
 	Compressed       bool
 }
 
+// pointerFlags are the EVENT_HEADER_FLAG_32/64_BIT_HEADER bits ProcessTrace
+// sets from each header type.
+var pointerFlags = func() (t [256]uint16) {
+	for i := range t {
+		switch header.Type(i).PointerSize() {
+		case 4:
+			t[i] = header.Flag32BitHeader
+		case 8:
+			t[i] = header.Flag64BitHeader
+		}
+	}
+	return
+}()
+
 // Decode decodes the record that starts at b[0] and is Prefix.Size bytes
 // long (b may be longer) into r, reusing r's storage. bufferOffset is the
 // record's position inside its buffer. Every field of r is overwritten.
+//
+// Each header kind's decoder sets every field the kinds share, so nothing
+// is written twice: this is the hot path of every iteration.
 func Decode(r *Record, b []byte, p header.Prefix, bufferOffset int, ctx *Context) error {
 	b = b[:p.Size]
 	prev := r.HeaderType
-	// Fields are reset one by one: assigning a whole struct literal clears
-	// hundreds of bytes through write barriers, the costliest step per record.
 	r.HeaderType = p.Type
-	r.Flags = 0
-	r.EventProperty = 0
-	r.ProviderId = uuid.Nil
-	r.EventDescriptor = header.EventDescriptor{}
-	r.HookId = 0
-	r.ThreadId, r.ProcessId, r.HasThreadProcess = 0, 0, false
-	r.RawTimeStamp = 0
-	r.TimeStamp = time.Time{}
-	r.KernelTime, r.UserTime, r.HasCPUTime = 0, 0, false
-	r.ActivityId = uuid.Nil
+	r.Raw = b
 	r.ProcessorNumber = ctx.ProcessorNumber
+	r.BufferIndex = ctx.BufferIndex
+	r.BufferOffset = bufferOffset
+	r.FileOffset = ctx.BufferFileOffset
+	if !ctx.Compressed {
+		r.FileOffset += int64(bufferOffset)
+	}
 	// Fields only some kinds set are cleared after a record of such a kind.
 	switch prev {
 	case header.TypeInstance32, header.TypeInstance64:
@@ -51,42 +63,30 @@ func Decode(r *Record, b []byte, p header.Prefix, bufferOffset int, ctx *Context
 	case header.TypeMessage:
 		r.Message = header.Message{}
 	}
-	r.PEBSIndex, r.HasPEBS = 0, false
-	r.pmcRaw = nil
 	if r.ext != nil {
 		r.ext.n = 0
 	}
-	r.UserData = nil
-	r.Raw = b
-	r.BufferIndex = ctx.BufferIndex
-	r.BufferOffset = bufferOffset
-	r.FileOffset = ctx.BufferFileOffset
-	if !ctx.Compressed {
-		r.FileOffset += int64(bufferOffset)
-	}
-	switch ps := p.Type.PointerSize(); ps {
-	case 4:
-		r.Flags = header.Flag32BitHeader
-	case 8:
-		r.Flags = header.Flag64BitHeader
-	}
+	flags := pointerFlags[p.Type]
 	if ctx.ProcessorIndex {
-		r.Flags |= header.FlagProcessorIndex
+		flags |= header.FlagProcessorIndex
 	}
 	var err error
 	switch p.Type {
+	case header.TypeEventHeader32, header.TypeEventHeader64:
+		err = r.decodeEventHeader(b, flags)
 	case header.TypeSystem32, header.TypeSystem64, header.TypeCompact32, header.TypeCompact64,
 		header.TypePerfInfo32, header.TypePerfInfo64:
-		err = r.decodeKernel(b)
+		err = r.decodeKernel(b, flags)
 	case header.TypeFull32, header.TypeFull64, header.TypeInstance32, header.TypeInstance64:
-		err = r.decodeClassic(b)
-	case header.TypeEventHeader32, header.TypeEventHeader64:
-		err = r.decodeEventHeader(b)
+		err = r.decodeClassic(b, flags)
 	case header.TypeMessage:
 		err = r.decodeMessage(b, ctx)
 	default:
 		// ERROR, TIMED, WNODE: no public layout; keep the bytes.
-		r.RawTimeStamp = ctx.BufferTimeStamp
+		r.setCommon(flags, uuid.Nil, header.EventDescriptor{}, 0, ctx.BufferTimeStamp)
+		r.ThreadId, r.ProcessId, r.HasThreadProcess = 0, 0, false
+		r.KernelTime, r.UserTime, r.HasCPUTime = 0, 0, false
+		r.UserData = nil
 		if len(b) > header.MarkerSize {
 			r.UserData = b[header.MarkerSize:]
 		}
@@ -96,37 +96,51 @@ func Decode(r *Record, b []byte, p header.Prefix, bufferOffset int, ctx *Context
 	}
 	if ctx.Clock != nil {
 		r.TimeStamp = ctx.Clock.UTC(r.RawTimeStamp)
+	} else {
+		r.TimeStamp = time.Time{}
 	}
 	return nil
 }
 
-func (r *Record) decodeKernel(b []byte) error {
+// setCommon sets the fields every kind has, and clears the ones only
+// EVENT_HEADER and PERFINFO records carry; their decoders set them after.
+func (r *Record) setCommon(flags uint16, provider uuid.UUID, d header.EventDescriptor, hook uint16, raw int64) {
+	r.Flags = flags
+	r.EventProperty = 0
+	r.ProviderId = provider
+	r.EventDescriptor = d
+	r.HookId = hook
+	r.RawTimeStamp = raw
+	r.ActivityId = uuid.Nil
+	r.PEBSIndex, r.HasPEBS = 0, false
+	r.pmcRaw = nil
+}
+
+func (r *Record) decodeKernel(b []byte, flags uint16) error {
 	h, err := header.ParseSystemHeader(b)
 	if err != nil {
 		return err
 	}
-	r.HookId = h.HookId
-	r.ProviderId = KernelGroupGUID(h.Group(), h.Opcode())
-	r.EventDescriptor = header.EventDescriptor{Opcode: h.Opcode(), Version: uint8(h.Version)}
+	r.setCommon(flags, KernelGroupGUID(h.Group(), h.Opcode()),
+		header.EventDescriptor{Opcode: h.Opcode(), Version: uint8(h.Version)}, h.HookId, h.SystemTime)
 	r.ThreadId, r.ProcessId, r.HasThreadProcess = h.ThreadId, h.ProcessId, h.HasIds
-	r.RawTimeStamp = h.SystemTime
 	r.KernelTime, r.UserTime, r.HasCPUTime = h.KernelTime, h.UserTime, h.HasCPUTimes
-	r.PEBSIndex, r.HasPEBS = h.PEBSIndex, h.HasPEBS
-	r.pmcRaw = b[h.PMCOffset:h.DataOffset]
+	if h.DataOffset > h.PMCOffset || h.HasPEBS {
+		r.PEBSIndex, r.HasPEBS = h.PEBSIndex, h.HasPEBS
+		r.pmcRaw = b[h.PMCOffset:h.DataOffset]
+	}
 	r.UserData = b[h.DataOffset:]
 	return nil
 }
 
-func (r *Record) decodeClassic(b []byte) error {
+func (r *Record) decodeClassic(b []byte, flags uint16) error {
 	h, err := header.ParseEventTraceHeader(b)
 	if err != nil {
 		return err
 	}
-	r.Flags |= header.FlagClassicHeader
-	r.ProviderId = h.Guid
-	r.EventDescriptor = header.EventDescriptor{Opcode: h.ClassType, Level: h.ClassLevel, Version: uint8(h.ClassVersion)}
+	r.setCommon(flags|header.FlagClassicHeader, h.Guid,
+		header.EventDescriptor{Opcode: h.ClassType, Level: h.ClassLevel, Version: uint8(h.ClassVersion)}, 0, h.TimeStamp)
 	r.ThreadId, r.ProcessId, r.HasThreadProcess = h.ThreadId, h.ProcessId, true
-	r.RawTimeStamp = h.TimeStamp
 	r.KernelTime, r.UserTime, r.HasCPUTime = h.KernelTime, h.UserTime, true
 	r.InstanceId, r.ParentInstanceId = h.InstanceId, h.ParentInstanceId
 	r.ParentGuid = h.ParentGuid
@@ -134,21 +148,28 @@ func (r *Record) decodeClassic(b []byte) error {
 	return nil
 }
 
-func (r *Record) decodeEventHeader(b []byte) error {
+// eventHeaderDiskFlags are the EVENT_HEADER flag bits a file can say
+// something about; the others are set from the header type, as ProcessTrace
+// does.
+const eventHeaderDiskFlags = ^uint16(header.Flag32BitHeader | header.Flag64BitHeader | header.FlagClassicHeader | header.FlagTraceMessage | header.FlagProcessorIndex)
+
+func (r *Record) decodeEventHeader(b []byte, flags uint16) error {
 	h, err := header.ParseEventHeader(b)
 	if err != nil {
 		return err
 	}
-	// On disk only EXTENDED_INFO and STRING_ONLY-style bits are meaningful;
-	// the pointer-size bits come from the header type, as ProcessTrace does.
-	r.Flags |= h.Flags &^ (header.Flag32BitHeader | header.Flag64BitHeader | header.FlagClassicHeader | header.FlagTraceMessage | header.FlagProcessorIndex)
+	r.Flags = flags | h.Flags&eventHeaderDiskFlags
 	r.EventProperty = h.EventProperty
 	r.ProviderId = h.ProviderId
 	r.EventDescriptor = h.Descriptor
+	r.HookId = 0
 	r.ThreadId, r.ProcessId, r.HasThreadProcess = h.ThreadId, h.ProcessId, true
 	r.RawTimeStamp = h.TimeStamp
 	r.KernelTime, r.UserTime, r.HasCPUTime = h.KernelTime, h.UserTime, true
 	r.ActivityId = h.ActivityId
+	if r.HasPEBS || r.pmcRaw != nil {
+		r.PEBSIndex, r.HasPEBS, r.pmcRaw = 0, false, nil
+	}
 	pos := header.EventHeaderSize
 	if h.Flags&header.FlagExtendedInfo != 0 {
 		pos, err = r.decodeExtended(b, pos)
@@ -197,27 +218,27 @@ func (r *Record) decodeMessage(b []byte, ctx *Context) error {
 	if err != nil {
 		return err
 	}
-	r.Message = m
-	r.Flags = header.FlagTraceMessage
+	flags := uint16(header.FlagTraceMessage)
 	switch m.PointerSize() {
 	case 4:
-		r.Flags |= header.Flag32BitHeader
+		flags |= header.Flag32BitHeader
 	case 8:
-		r.Flags |= header.Flag64BitHeader
+		flags |= header.Flag64BitHeader
 	}
 	if ctx.ProcessorIndex {
-		r.Flags |= header.FlagProcessorIndex
+		flags |= header.FlagProcessorIndex
 	}
-	r.ProviderId = uuid.UUID(m.Guid)
-	r.EventDescriptor = header.EventDescriptor{Id: m.MessageNumber}
+	raw := ctx.BufferTimeStamp
+	if m.HasTimeStamp() {
+		raw = m.TimeStamp
+	}
+	r.setCommon(flags, m.Guid, header.EventDescriptor{Id: m.MessageNumber}, 0, raw)
+	r.Message = m
+	r.ThreadId, r.ProcessId, r.HasThreadProcess = 0, 0, false
 	if m.HasSystemInfo() {
 		r.ThreadId, r.ProcessId, r.HasThreadProcess = m.ThreadId, m.ProcessId, true
 	}
-	if m.HasTimeStamp() {
-		r.RawTimeStamp = m.TimeStamp
-	} else {
-		r.RawTimeStamp = ctx.BufferTimeStamp
-	}
+	r.KernelTime, r.UserTime, r.HasCPUTime = 0, 0, false
 	r.UserData = b[m.DataOffset:]
 	return nil
 }
