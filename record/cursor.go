@@ -44,12 +44,19 @@ func (c *Cursor) Next(r *Record) (bool, error) {
 		return false, nil
 	}
 	data := c.buf.Data
-	p, end, err := header.ParsePrefix(data[c.pos:])
+	at := c.pos
+	if size, ok := c.decodeFast(r, data, at); ok {
+		c.pos = at + header.Align(size)
+		if c.pos >= len(data) {
+			c.done = true
+		}
+		return true, nil
+	}
+	p, end, err := header.ParsePrefix(data[at:])
 	if end {
 		c.done = true
 		return false, nil
 	}
-	at := c.pos
 	if err != nil {
 		c.done = true
 		return false, c.errorAt(at, err)

@@ -1,0 +1,146 @@
+package record
+
+import (
+	"encoding/binary"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/etlkit/etlkit/header"
+)
+
+// Marker flags of a record with a typed header, and the Version bits that
+// announce PEBS/PMC extension bytes after a kernel header.
+const (
+	typedMarker        = header.MarkerTraceHeader | header.MarkerEventTrace
+	kernelVersionExt   = 0x8700
+	eventHeaderMinSize = header.EventHeaderSize
+)
+
+// decodeFast decodes the commonest records — EVENT_HEADER, and SYSTEM,
+// COMPACT and PERFINFO headers without extension bytes — in one pass over
+// their bytes, into the same fields Decode sets. It reports false, having
+// changed nothing that matters, for any other kind and for anything that
+// needs the general path's checks or error messages; Next then uses Decode.
+// TestFastPathEqualsDecode and FuzzFastPath keep the two paths identical.
+func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) {
+	if at+8 > len(data) {
+		return 0, false
+	}
+	le := binary.LittleEndian
+	marker := le.Uint32(data[at:])
+	if marker>>24 != typedMarker {
+		return 0, false
+	}
+	typ := header.Type(marker >> 16)
+	var b []byte
+	switch typ {
+	case header.TypeEventHeader64, header.TypeEventHeader32:
+		size = int(uint16(marker))
+		if size < eventHeaderMinSize || at+size > len(data) {
+			return 0, false
+		}
+		b = data[at : at+size : at+size]
+		_ = b[eventHeaderMinSize-1]
+		diskFlags := le.Uint16(b[4:])
+		pos := eventHeaderMinSize
+		if diskFlags&header.FlagExtendedInfo != 0 {
+			if r.ext != nil {
+				r.ext.n = 0
+			}
+			var err error
+			if pos, err = r.decodeExtended(b, pos); err != nil {
+				return 0, false
+			}
+		} else if r.ext != nil {
+			r.ext.n = 0
+		}
+		c.setPlace(r, typ, b, at)
+		r.Flags = c.flags(typ) | diskFlags&eventHeaderDiskFlags
+		r.EventProperty = le.Uint16(b[6:])
+		r.ThreadId, r.ProcessId, r.HasThreadProcess = le.Uint32(b[8:]), le.Uint32(b[0xC:]), true
+		r.RawTimeStamp = int64(le.Uint64(b[0x10:]))
+		r.ProviderId = header.GUID(b[0x18:])
+		r.EventDescriptor = header.ParseEventDescriptor(b[0x28:])
+		r.HookId = 0
+		r.KernelTime, r.UserTime, r.HasCPUTime = le.Uint32(b[0x38:]), le.Uint32(b[0x3C:]), true
+		r.ActivityId = header.GUID(b[0x40:])
+		r.PEBSIndex, r.HasPEBS, r.pmcRaw = 0, false, nil
+		r.UserData = b[pos:]
+	case header.TypeSystem64, header.TypeSystem32, header.TypePerfInfo64, header.TypePerfInfo32,
+		header.TypeCompact64, header.TypeCompact32:
+		version := uint16(marker)
+		if version&kernelVersionExt != 0 {
+			return 0, false
+		}
+		size = int(le.Uint16(data[at+4:]))
+		fixed := header.SystemHeaderSize
+		switch typ {
+		case header.TypePerfInfo64, header.TypePerfInfo32:
+			fixed = header.PerfInfoHeaderSize
+		case header.TypeCompact64, header.TypeCompact32:
+			fixed = header.CompactHeaderSize
+		}
+		if size < fixed || at+size > len(data) {
+			return 0, false
+		}
+		b = data[at : at+size : at+size]
+		_ = b[fixed-1]
+		hook := le.Uint16(b[6:])
+		if r.ext != nil {
+			r.ext.n = 0
+		}
+		c.setPlace(r, typ, b, at)
+		r.setCommon(c.flags(typ), KernelGroupGUID(uint8(hook>>8), uint8(hook)),
+			header.EventDescriptor{Opcode: uint8(hook), Version: uint8(version)}, hook, 0)
+		if fixed == header.PerfInfoHeaderSize {
+			r.RawTimeStamp = int64(le.Uint64(b[8:]))
+			r.ThreadId, r.ProcessId, r.HasThreadProcess = 0, 0, false
+		} else {
+			r.RawTimeStamp = int64(le.Uint64(b[0x10:]))
+			r.ThreadId, r.ProcessId, r.HasThreadProcess = le.Uint32(b[8:]), le.Uint32(b[0xC:]), true
+		}
+		if fixed == header.SystemHeaderSize {
+			r.KernelTime, r.UserTime, r.HasCPUTime = le.Uint32(b[0x18:]), le.Uint32(b[0x1C:]), true
+		} else {
+			r.KernelTime, r.UserTime, r.HasCPUTime = 0, 0, false
+		}
+		r.UserData = b[fixed:]
+	default:
+		return 0, false
+	}
+	if c.ctx.Clock != nil {
+		r.TimeStamp = c.ctx.Clock.UTC(r.RawTimeStamp)
+	} else {
+		r.TimeStamp = time.Time{}
+	}
+	return size, true
+}
+
+// setPlace sets the fields that say where a record is, and clears those only
+// INSTANCE and WPP records set, as Decode does.
+func (c *Cursor) setPlace(r *Record, typ header.Type, b []byte, at int) {
+	switch r.HeaderType {
+	case header.TypeInstance32, header.TypeInstance64:
+		r.InstanceId, r.ParentInstanceId, r.ParentGuid = 0, 0, uuid.Nil
+	case header.TypeMessage:
+		r.Message = header.Message{}
+	}
+	r.HeaderType = typ
+	r.Raw = b
+	r.ProcessorNumber = c.ctx.ProcessorNumber
+	r.BufferIndex = c.ctx.BufferIndex
+	r.BufferOffset = at
+	r.FileOffset = c.ctx.BufferFileOffset
+	if !c.ctx.Compressed {
+		r.FileOffset += int64(at)
+	}
+}
+
+func (c *Cursor) flags(typ header.Type) uint16 {
+	f := pointerFlags[typ]
+	if c.ctx.ProcessorIndex {
+		f |= header.FlagProcessorIndex
+	}
+	return f
+}
