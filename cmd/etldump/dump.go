@@ -66,6 +66,8 @@ func (d *dumper) dump() int {
 		d.count()
 	case "stats":
 		d.stats()
+	case "activities":
+		d.activities()
 	default:
 		d.records()
 	}

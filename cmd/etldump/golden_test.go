@@ -51,35 +51,73 @@ func TestGolden(t *testing.T) {
 		base := strings.TrimSuffix(filepath.Base(path), ".etl")
 		for _, g := range goldenRuns {
 			t.Run(base+"."+g.suffix, func(t *testing.T) {
-				args := append(append([]string{}, g.args...), "--progress", "never", path)
-				var out, errb bytes.Buffer
-				code := run(args, &out, &errb)
-				got := out.Bytes()
-				if errb.Len() > 0 || code != 0 {
-					// Damage is part of what a trace shows; keep it in the
-					// golden file after the output.
-					got = append(got, "--- stderr, exit "+strconv.Itoa(code)+"\n"...)
-					got = append(got, errb.Bytes()...)
-				}
-				golden := filepath.Join("testdata", "golden", base+"."+g.suffix)
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (go test -run TestGolden -update writes it)", err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("output differs from %s (go test -run TestGolden -update rewrites it)\n%s", golden, firstDiff(got, want))
-				}
+				checkGolden(t, base+"."+g.suffix, append(append([]string{}, g.args...), path))
 			})
 		}
+	}
+}
+
+// activityTraces are the synthetic traces whose records pair STARTs and
+// STOPs by activity id; TestNoActivitiesElsewhere holds the others to
+// none.
+var activityTraces = []string{"manifest64", "tracelogging"}
+
+// activityRuns are the --activities invocations compared with a golden file.
+var activityRuns = []struct {
+	suffix string
+	args   []string
+}{
+	{"activities.txt", []string{"--activities"}},
+	{"activities.json", []string{"--activities", "--format", "json"}},
+}
+
+// TestGoldenActivities compares --activities on the synthetic traces that
+// have activities, and on a trace built here with a tree of them (nested
+// children, an open activity, an unknown parent, an orphan stop).
+func TestGoldenActivities(t *testing.T) {
+	paths := map[string]string{"activity-tree": writeActivityTrace(t)}
+	for _, base := range activityTraces {
+		paths[base] = filepath.Join("..", "..", "testdata", "etl", base+".etl")
+	}
+	for _, base := range append([]string{"activity-tree"}, activityTraces...) {
+		for _, g := range activityRuns {
+			t.Run(base+"."+g.suffix, func(t *testing.T) {
+				checkGolden(t, base+"."+g.suffix, append(append([]string{}, g.args...), paths[base]))
+			})
+		}
+	}
+}
+
+// checkGolden runs etldump and compares standard output, standard error
+// and the exit status with testdata/golden/name; -update rewrites it.
+func checkGolden(t *testing.T, name string, args []string) {
+	t.Helper()
+	args = append([]string{"--progress", "never"}, args...)
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	got := out.Bytes()
+	if errb.Len() > 0 || code != 0 {
+		// Damage is part of what a trace shows; keep it in the
+		// golden file after the output.
+		got = append(got, "--- stderr, exit "+strconv.Itoa(code)+"\n"...)
+		got = append(got, errb.Bytes()...)
+	}
+	golden := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test -run TestGolden -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (go test -run TestGolden -update rewrites it)\n%s", golden, firstDiff(got, want))
 	}
 }
 

@@ -17,7 +17,7 @@ type options struct {
 	format   string
 	output   string
 	help     bool
-	view     string // "", "header", "stats" or "count"
+	view     string // "", "header", "stats", "count" or "activities"
 	order    string // time, file or sorted
 	window   window
 	progress string // auto, always or never
@@ -156,14 +156,14 @@ func parseOptions(args []string) (*options, *parser, error) {
 				o.window = w
 				return err
 			}},
-		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv or xml; text or json for --header and --stats",
+		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv or xml; text or json for --header, --stats and --activities",
 			set: func(v string) error {
 				switch f := strings.ToLower(v); f {
 				case "text", "jsonl", "csv", "xml", "json":
 					o.format = f
 					return nil
 				}
-				return fmt.Errorf("%q: want text, jsonl, csv, xml, or json for --header and --stats", v)
+				return fmt.Errorf("%q: want text, jsonl, csv, xml, or json for --header, --stats and --activities", v)
 			}},
 		{name: "output", short: "o", arg: "FILE", help: "write to FILE instead of standard output",
 			set: func(v string) error { o.output = v; return nil }},
@@ -173,6 +173,8 @@ func parseOptions(args []string) (*options, *parser, error) {
 			set: setView("stats")},
 		{name: "count", help: "print the number of records that pass the filters",
 			set: setView("count")},
+		{name: "activities", help: "print the activity tree: START/STOP pairs by activity id, children by related id, with durations",
+			set: setView("activities")},
 		{name: "progress", arg: "WHEN", help: "progress bar on standard error: auto (when it is a terminal), always, never",
 			set: func(v string) error {
 				switch m := strings.ToLower(v); m {
@@ -206,7 +208,7 @@ func (o *options) check() error {
 		return usagef("--order sorted needs --window DURATION|COUNT (for example --window 2s or --window 100000)")
 	}
 	switch o.view {
-	case "header", "stats":
+	case "header", "stats", "activities":
 		if o.format != "text" && o.format != "json" {
 			return usagef("--format %s: --%s prints text or json", o.format, o.view)
 		}
