@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/etlkit/etlkit/buffer"
-	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -64,7 +63,7 @@ func (m *Merge) fileOrder(yield func(*record.Record, error) bool) {
 				if !ok {
 					break
 				}
-				if !m.emit(&rec, header.TimeToFileTime(rec.TimeStamp), sid, si, yield) {
+				if !m.emit(&rec, recordTime(src.Clock, &rec), sid, si, yield) {
 					return
 				}
 			}

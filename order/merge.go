@@ -269,7 +269,7 @@ func (m *Merge) advance(s *stream) error {
 					return err
 				}
 				if ok {
-					m.took(s, &s.rec, header.TimeToFileTime(s.rec.TimeStamp))
+					m.took(s, &s.rec, recordTime(s.clock, &s.rec))
 					m.touch(sl)
 					return nil
 				}
@@ -394,7 +394,7 @@ func (m *Merge) merge(yield func(*record.Record, error) bool) {
 		// Most records come straight from the cursor of the current buffer.
 		if sl := s.cur; s.active && s.i == len(sl.recs) && sl.rest {
 			if ok, err := sl.cursor.Next(&s.rec); ok && err == nil {
-				m.took(s, &s.rec, header.TimeToFileTime(s.rec.TimeStamp))
+				m.took(s, &s.rec, recordTime(s.clock, &s.rec))
 				m.touch(sl)
 				m.tree.replay(i)
 				continue
@@ -454,4 +454,14 @@ func (m *Merge) emit(rec *record.Record, t int64, sid, src int, yield func(*reco
 	m.stats.Records++
 	m.stats.Sources[src].HeaderTypes[rec.HeaderType]++
 	return yield(rec, nil)
+}
+
+// recordTime is a record's time as a FILETIME, the merge key. The clock
+// that gave the record its TimeStamp converts the raw timestamp to exactly
+// that value, without the round trip through time.Time.
+func recordTime(c *header.Clock, r *record.Record) int64 {
+	if c == nil {
+		return header.TimeToFileTime(r.TimeStamp)
+	}
+	return c.FileTime(r.RawTimeStamp)
 }

@@ -82,7 +82,7 @@ func (s *slot) prepare(limit int) {
 			s.recs = s.recs[:n]
 			return
 		}
-		d.t = header.TimeToFileTime(d.rec.TimeStamp)
+		d.t = recordTime(s.clock, &d.rec)
 	}
 	s.rest = true
 }

@@ -29,8 +29,13 @@ func (a *key) less(b *key) bool {
 // k..2k-1 stand for the streams. Replacing the winner's key and replaying
 // its path to the root costs ⌈log2 k⌉ comparisons, against about twice that
 // for a binary heap, which matters at one replay per record.
+//
+// Each node keeps a copy of its loser's key next to the loser: only the
+// winner's key ever changes between replays, so the copies stay true, and a
+// replay compares against them without reaching into the streams' keys.
 type loserTree struct {
 	node []int32
+	lk   []key // lk[n] is the key of stream node[n], for n ≥ 1
 	keys []key
 }
 
@@ -39,8 +44,9 @@ func (t *loserTree) init(keys []key) {
 	t.keys = keys
 	if cap(t.node) < k {
 		t.node = make([]int32, k)
+		t.lk = make([]key, k)
 	}
-	t.node = t.node[:k]
+	t.node, t.lk = t.node[:k], t.lk[:k]
 	if k == 0 {
 		return
 	}
@@ -55,7 +61,7 @@ func (t *loserTree) init(keys []key) {
 		if t.keys[b].less(&t.keys[a]) {
 			a, b = b, a
 		}
-		win[n], t.node[n] = a, b
+		win[n], t.node[n], t.lk[n] = a, b, t.keys[b]
 	}
 	if k == 1 {
 		t.node[0] = 0
@@ -69,12 +75,13 @@ func (t *loserTree) winner() int { return int(t.node[0]) }
 
 // replay restores the tree after the key of stream s (the winner) changed.
 func (t *loserTree) replay(s int) {
-	k := len(t.node)
-	w := int32(s)
-	for n := (s + k) >> 1; n > 0; n >>= 1 {
-		if l := t.node[n]; t.keys[l].less(&t.keys[w]) {
-			t.node[n], w = w, l
+	node, lk := t.node, t.lk[:len(t.node)]
+	w, wk := int32(s), t.keys[s]
+	for n := (s + len(node)) >> 1; n > 0; n >>= 1 {
+		if l := &lk[n]; l.t < wk.t || l.t == wk.t && l.hi < wk.hi {
+			node[n], w = w, node[n]
+			*l, wk = wk, *l
 		}
 	}
-	t.node[0] = w
+	node[0] = w
 }
