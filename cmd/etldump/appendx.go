@@ -125,17 +125,22 @@ func appendGUID(dst []byte, g uuid.UUID) []byte {
 	}
 	n := len(dst)
 	dst = slices.Grow(dst, 36)[:n+36]
-	out := dst[n:]
-	j := 0
-	for i, b := range g {
-		switch i {
-		case 4, 6, 8, 10:
-			out[j] = '-'
-			j++
-		}
-		out[j], out[j+1] = hexLower[b>>4], hexLower[b&15]
-		j += 2
-	}
+	out := dst[n : n+36]
+	// Four bytes at a time through hex8; the dashes go between the groups
+	// of 4-2-2-2-6 bytes.
+	le := binary.LittleEndian
+	le.PutUint64(out[0:], hex8(le.Uint32(g[0:])))
+	h := hex8(le.Uint32(g[4:]))
+	out[8] = '-'
+	le.PutUint32(out[9:], uint32(h))
+	out[13] = '-'
+	le.PutUint32(out[14:], uint32(h>>32))
+	h = hex8(le.Uint32(g[8:]))
+	out[18] = '-'
+	le.PutUint32(out[19:], uint32(h))
+	out[23] = '-'
+	le.PutUint32(out[24:], uint32(h>>32))
+	le.PutUint64(out[28:], hex8(le.Uint32(g[12:])))
 	return dst
 }
 

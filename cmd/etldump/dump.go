@@ -151,15 +151,22 @@ func (d *dumper) records() {
 	}
 	var ds desc
 	stopped := false
+	// Lines are gathered into blocks larger than the bufio buffer, which
+	// bufio then writes straight through instead of copying each line.
+	batch := d.line[:0]
 	d.each(func(r *record.Record) bool {
 		d.describe.describe(r, &ds)
-		if !d.write(enc.record(d.line[:0], r, &ds)) {
-			stopped = true
-			return false
+		batch = enc.record(batch, r, &ds)
+		if len(batch) > outputBuffer {
+			if !d.write(batch) {
+				stopped = true
+				return false
+			}
+			batch = batch[:0]
 		}
 		return true
 	})
-	if !stopped {
+	if !stopped && d.write(batch) {
 		d.write(enc.end(d.line[:0]))
 	}
 }

@@ -176,3 +176,13 @@ func TestTimeCacheMatchesAppendTime(t *testing.T) {
 		assert.Equal(t, string(appendTime(nil, tm)), string(c.append([]byte("x"), tm))[1:], d)
 	}
 }
+
+func TestAppendGUIDMatchesUUIDString(t *testing.T) {
+	for _, s := range []string{
+		"00000000-0000-0000-0000-000000000000", "68fdd900-4a3e-11d1-84f4-0000f80464e3",
+		"ffffffff-ffff-ffff-ffff-ffffffffffff", "0123abcd-4567-89ef-fedc-ba9876543210",
+	} {
+		g := uuid.MustParse(s)
+		assert.Equal(t, "x"+s, string(appendGUID([]byte("x"), g)))
+	}
+}

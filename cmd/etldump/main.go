@@ -24,6 +24,10 @@ const (
 	exitFatal   = 2
 )
 
+// outputBuffer is the size of the output buffer; record lines are handed to
+// it in blocks at least this large.
+const outputBuffer = 256 << 10
+
 func main() {
 	// With SIGPIPE ignored a write to a closed pipe returns EPIPE instead
 	// of killing the process, so that `etldump x.etl | head -1` ends with
@@ -58,7 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		out = f
 	}
-	d := &dumper{opts: opts, stderr: stderr, w: bufio.NewWriterSize(out, 256<<10)}
+	d := &dumper{opts: opts, stderr: stderr, w: bufio.NewWriterSize(out, outputBuffer)}
 	status := d.dump()
 	if err := d.w.Flush(); err != nil && !isClosedPipe(err) && d.err == nil {
 		d.err = err
