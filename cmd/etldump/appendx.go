@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strconv"
 	"time"
@@ -77,13 +78,17 @@ func (c *timeCache) append(dst []byte, t time.Time) []byte {
 		c.prefix, c.sec = full[:len(full)-8], sec
 	}
 	dst = append(dst, c.prefix...)
-	frac := t.Nanosecond() / 100
+	// Seven digits of 100 ns: one digit, then three pairs.
+	frac := uint32(t.Nanosecond() / 100)
 	n := len(dst)
 	dst = append(dst, "0000000Z"...)
-	for i := n + 6; i >= n; i-- {
-		dst[i] = byte('0' + frac%10)
-		frac /= 10
+	out := dst[n : n+7]
+	for i := 5; i >= 1; i -= 2 {
+		r := frac % 100
+		frac /= 100
+		out[i], out[i+1] = digitPairs[2*r], digitPairs[2*r+1]
 	}
+	out[0] = byte('0' + frac)
 	return dst
 }
 
@@ -147,10 +152,14 @@ func appendGUID(dst []byte, g uuid.UUID) []byte {
 // appendHex16 appends "0x" and exactly 16 hex digits: keywords are masks,
 // and a fixed width lines them up and keeps their bits readable.
 func appendHex16(dst []byte, v uint64) []byte {
-	dst = append(dst, '0', 'x')
-	for s := 60; s >= 0; s -= 4 {
-		dst = append(dst, hexLower[(v>>uint(s))&15])
-	}
+	n := len(dst)
+	dst = slices.Grow(dst, 18)[:n+18]
+	out := dst[n : n+18]
+	out[0], out[1] = '0', 'x'
+	// hex8 writes a word's bytes first byte first; reversing them puts the
+	// most significant digits first.
+	binary.LittleEndian.PutUint64(out[2:], hex8(bits.ReverseBytes32(uint32(v>>32))))
+	binary.LittleEndian.PutUint64(out[10:], hex8(bits.ReverseBytes32(uint32(v))))
 	return dst
 }
 
@@ -175,12 +184,12 @@ func appendHexBytes(dst []byte, b []byte) []byte {
 	n := len(dst)
 	dst = slices.Grow(dst, 2*len(b))[:n+2*len(b)]
 	out := dst[n:]
-	i := 0
-	for ; i+4 <= len(b); i += 4 {
-		binary.LittleEndian.PutUint64(out[2*i:], hex8(binary.LittleEndian.Uint32(b[i:])))
+	// Slicing as we go lets the compiler drop the bounds checks.
+	for len(b) >= 4 && len(out) >= 8 {
+		binary.LittleEndian.PutUint64(out, hex8(binary.LittleEndian.Uint32(b)))
+		b, out = b[4:], out[8:]
 	}
-	for ; i < len(b); i++ {
-		c := b[i]
+	for i, c := range b {
 		out[2*i], out[2*i+1] = hexLower[c>>4], hexLower[c&15]
 	}
 	return dst
@@ -201,31 +210,40 @@ func hex8(w uint32) uint64 {
 // appendUint appends v in decimal. Most header numbers (version, level,
 // opcode, processor) are below 100 and skip strconv's general path.
 func appendUint(dst []byte, v uint64) []byte {
-	switch {
-	case v < 10:
+	// Small enough to inline: most header numbers are one digit.
+	if v < 10 {
 		return append(dst, byte('0'+v))
-	case v < 100:
+	}
+	return appendUintDigits(dst, v)
+}
+
+func appendUintDigits(dst []byte, v uint64) []byte {
+	if v < 100 {
 		return append(dst, byte('0'+v/10), byte('0'+v%10))
 	}
-	// Two digits per division, as strconv does, without its layers of
-	// calls: timestamps and process ids take this path on every record.
-	var buf [20]byte
-	i := len(buf)
+	// Count the digits, then write them in place from the right, two per
+	// division: timestamps and process ids take this path on every record.
+	digits := 3
+	for p := uint64(1000); digits < 20 && v >= p; p *= 10 {
+		digits++
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, digits)[:n+digits]
+	out := dst[n : n+digits]
+	i := digits
 	for v >= 100 {
 		q := v / 100
 		r := v - q*100
 		i -= 2
-		buf[i], buf[i+1] = digitPairs[2*r], digitPairs[2*r+1]
+		out[i], out[i+1] = digitPairs[2*r], digitPairs[2*r+1]
 		v = q
 	}
 	if v >= 10 {
-		i -= 2
-		buf[i], buf[i+1] = digitPairs[2*v], digitPairs[2*v+1]
+		out[i-2], out[i-1] = digitPairs[2*v], digitPairs[2*v+1]
 	} else {
-		i--
-		buf[i] = byte('0' + v)
+		out[i-1] = byte('0' + v)
 	}
-	return append(dst, buf[i:]...)
+	return dst
 }
 
 const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -184,5 +185,18 @@ func TestAppendGUIDMatchesUUIDString(t *testing.T) {
 	} {
 		g := uuid.MustParse(s)
 		assert.Equal(t, "x"+s, string(appendGUID([]byte("x"), g)))
+	}
+}
+
+func TestNumberFormatting(t *testing.T) {
+	for _, v := range []uint64{0, 9, 10, 99, 100, 101, 999, 1000, 12345, 99999, 100000, 1<<32 - 1, 133500000000000000, 1<<63 - 1, 1<<64 - 1} {
+		assert.Equal(t, "x"+strconv.FormatUint(v, 10), string(appendUint([]byte("x"), v)))
+		assert.Equal(t, fmt.Sprintf("x0x%016x", v), string(appendHex16([]byte("x"), v)))
+	}
+	assert.Equal(t, "-42", string(appendInt(nil, -42)))
+	var c timeCache
+	for _, ns := range []int{0, 100, 1_234_500, 999_999_900} {
+		tm := time.Date(2024, 1, 17, 21, 20, 0, ns, time.UTC)
+		assert.Equal(t, tm.Format("2006-01-02T15:04:05.0000000Z"), string(c.append(nil, tm)))
 	}
 }
