@@ -42,3 +42,33 @@ func TestFileOrderDoesNotAllocatePerRecord(t *testing.T) {
 		t.Fatalf("%v allocations for a pass over %d records", allocs, records)
 	}
 }
+
+// TestFileOrderAllocationsOnCommittedTrace pins the same bound on a trace
+// committed in testdata, so that it holds without the shared samples too.
+func TestFileOrderAllocationsOnCommittedTrace(t *testing.T) {
+	for _, name := range []string{"kernel64.etl", "compressed.etl"} {
+		f, err := etl.Open("../testdata/etl/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		records := 0
+		allocs := testing.AllocsPerRun(3, func() {
+			records = 0
+			for rec, err := range f.Records() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = rec
+				records++
+			}
+		})
+		f.Close()
+		// More records than the allowed allocations, so one per record would show.
+		if records < 100 {
+			t.Fatalf("%s: only %d records", name, records)
+		}
+		if allocs > 20 {
+			t.Fatalf("%s: %v allocations for a pass over %d records", name, allocs, records)
+		}
+	}
+}
