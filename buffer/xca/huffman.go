@@ -104,31 +104,10 @@ func (d *HuffmanDecoder) Decompress(dst, src []byte) (int, error) {
 			length := uint64(sym & 15)
 			obits := sym >> 4
 			if length == 15 {
-				if ip >= len(src) {
-					return op, ErrTruncated
+				var err error
+				if length, ip, err = wideLength(src, ip, 15); err != nil {
+					return op, err
 				}
-				length = uint64(src[ip])
-				ip++
-				if length == 255 {
-					if len(src)-ip < 2 {
-						return op, ErrTruncated
-					}
-					length = uint64(binary.LittleEndian.Uint16(src[ip:]))
-					ip += 2
-					if length == 0 {
-						if len(src)-ip < 4 {
-							return op, ErrTruncated
-						}
-						length = uint64(binary.LittleEndian.Uint32(src[ip:]))
-						ip += 4
-					}
-					// The wide forms hold the whole length minus 3.
-					if length < 15 {
-						return op, ErrCorrupt
-					}
-					length -= 15
-				}
-				length += 15
 			}
 			length += 3
 

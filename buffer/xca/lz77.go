@@ -95,35 +95,13 @@ func DecompressLZ77(dst, src []byte) (int, error) {
 				nibble = -1
 			}
 			if length == 15 {
-				if ip >= len(src) {
-					return op, ErrTruncated
+				var err error
+				if length, ip, err = wideLength(src, ip, 15+7); err != nil {
+					return op, err
 				}
-				length = uint64(src[ip])
-				ip++
-				if length == 255 {
-					if len(src)-ip < 2 {
-						return op, ErrTruncated
-					}
-					length = uint64(binary.LittleEndian.Uint16(src[ip:]))
-					ip += 2
-					if length == 0 {
-						if len(src)-ip < 4 {
-							return op, ErrTruncated
-						}
-						length = uint64(binary.LittleEndian.Uint32(src[ip:]))
-						ip += 4
-					}
-					// The wide forms hold the whole length minus 3, so
-					// anything below 15+7 could have used a shorter form
-					// and cannot be undone by the subtraction below.
-					if length < 15+7 {
-						return op, ErrCorrupt
-					}
-					length -= 15 + 7
-				}
-				length += 15
+			} else {
+				length += 7
 			}
-			length += 7
 		}
 		length += 3
 		if off > op {
@@ -154,4 +132,37 @@ func DecompressLZ77(dst, src []byte) (int, error) {
 		}
 		op += n
 	}
+}
+
+// wideLength reads the escape that follows a length field at its largest
+// value; held is the length the fields read so far stand for. One more byte
+// adds to it, unless it is 255: then a u16, or when that is 0 a u32, holds
+// the whole length instead. A whole length below held could have used a
+// shorter form and is corrupt. Plain LZ77 and LZ77+Huffman share the
+// scheme; the result leaves out the minimum match length of 3.
+func wideLength(src []byte, ip int, held uint64) (uint64, int, error) {
+	if ip >= len(src) {
+		return 0, ip, ErrTruncated
+	}
+	b := src[ip]
+	ip++
+	if b != 255 {
+		return held + uint64(b), ip, nil
+	}
+	if len(src)-ip < 2 {
+		return 0, ip, ErrTruncated
+	}
+	length := uint64(binary.LittleEndian.Uint16(src[ip:]))
+	ip += 2
+	if length == 0 {
+		if len(src)-ip < 4 {
+			return 0, ip, ErrTruncated
+		}
+		length = uint64(binary.LittleEndian.Uint32(src[ip:]))
+		ip += 4
+	}
+	if length < held {
+		return 0, ip, ErrCorrupt
+	}
+	return length, ip, nil
 }
