@@ -292,6 +292,11 @@ func (r *Reader) nextBuffer(w *buffer.Walker, b *buffer.Buffer) (bool, error) {
 // *record.Record is reused from one step to the next (see Record.Clone). A
 // damaged buffer or record yields a nil record and a *FormatError, and the
 // iteration goes on with what follows.
+//
+// It is the leanest pass and keeps its own loop: EventsWith in
+// order.FileOrder mode gives the same records and Stats but also keeps the
+// merge's time statistics (backward steps, ties), about 16% more
+// instructions per record. Counting goes through the same Stats helpers.
 func (r *Reader) Records() iter.Seq2[*record.Record, error] {
 	return func(yield func(*record.Record, error) bool) {
 		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
