@@ -29,8 +29,15 @@ func (w *Walker) Loader() *Loader {
 func (l *Loader) Load(fileOffset int64, index int, b *Buffer) error {
 	w := &l.w
 	w.off, w.index, w.done = fileOffset, index, false
-	// Next decodes into the walker's own storage; lend it b's so that the
-	// result stays with b and the next Load starts from the next buffer's.
+	return w.NextInto(b)
+}
+
+// NextInto is Next reading into b's own storage rather than the walker's,
+// so that buffers read by earlier calls into other Buffers stay intact: a
+// reader can then keep several buffers at once, each reused from pass to
+// pass.
+func (w *Walker) NextInto(b *Buffer) error {
+	// Next decodes into the walker's storage; lend it b's for the call.
 	w.data = b.Data[:0]
 	err := w.Next(b)
 	w.data = nil

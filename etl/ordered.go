@@ -64,6 +64,13 @@ func (s *Stats) counted(c *order.SourceStats) {
 	s.Records, s.HeaderTypes = c.Records, c.HeaderTypes
 }
 
+// delivered counts a record of header type t; small enough to inline in
+// the per-record loops.
+func (s *Stats) delivered(t header.Type) {
+	s.Records++
+	s.HeaderTypes[t]++
+}
+
 // scanned counts a buffer met by the walk; err: it could not be read at all.
 func (s *Stats) scanned(span int64, err error) {
 	s.Buffers++
@@ -99,15 +106,14 @@ func (s *Stats) loaded(b *buffer.Buffer, err error) {
 
 // decoded counts a record, or a record error (more: the buffer goes on).
 func (s *Stats) decoded(rec *record.Record, err error, more bool) {
-	if err != nil {
-		s.addError(err)
-		if more {
-			s.RecordsSkipped++
-		} else {
-			s.BuffersCut++
-		}
+	if err == nil {
+		s.delivered(rec.HeaderType)
 		return
 	}
-	s.Records++
-	s.HeaderTypes[rec.HeaderType]++
+	s.addError(err)
+	if more {
+		s.RecordsSkipped++
+	} else {
+		s.BuffersCut++
+	}
 }

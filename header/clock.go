@@ -87,4 +87,10 @@ func (c *Clock) FileTime(raw int64) int64 {
 }
 
 // UTC converts a raw timestamp to UTC.
-func (c *Clock) UTC(raw int64) time.Time { return FileTimeToTime(c.FileTime(raw)) }
+func (c *Clock) UTC(raw int64) time.Time {
+	if c.num == 1 && c.den == 1 {
+		// A system-time clock: the common case, kept small enough to inline.
+		return FileTimeToTime(c.StartTime + (raw - c.Anchor))
+	}
+	return FileTimeToTime(c.FileTime(raw))
+}

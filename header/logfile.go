@@ -215,6 +215,12 @@ const FileTimeEpochDelta = 116444736000000000
 
 // FileTimeToTime converts a FILETIME (100 ns units since 1601, UTC) to a UTC time.Time, exactly.
 func FileTimeToTime(ft int64) time.Time {
+	if ft >= 0 {
+		// Every time after 1601: unsigned division by a constant is a
+		// multiply and a shift, with no sign correction.
+		u := uint64(ft)
+		return time.Unix(int64(u/10_000_000)-FileTimeEpochDelta/10_000_000, int64(u%10_000_000)*100).UTC()
+	}
 	// Split before scaling so that no value overflows int64 nanoseconds.
 	sec := ft / 10_000_000
 	rem := ft % 10_000_000

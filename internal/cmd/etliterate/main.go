@@ -4,6 +4,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"runtime/pprof"
@@ -12,8 +13,10 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: etliterate FILE")
+	serial := flag.Bool("serial", false, "decode on the calling goroutine only")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: etliterate [-serial] FILE")
 		os.Exit(2)
 	}
 	if p := os.Getenv("ETLITERATE_CPUPROFILE"); p != "" {
@@ -23,13 +26,13 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	f, err := etl.Open(os.Args[1])
+	f, err := etl.Open(flag.Arg(0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "etliterate:", err)
 		os.Exit(2)
 	}
 	defer f.Close()
-	defer func() {}()
+	f.SetParallel(!*serial)
 	var records, errs int
 	var last int64
 	for rec, err := range f.Records() {

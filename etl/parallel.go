@@ -1,0 +1,288 @@
+package etl
+
+import (
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/record"
+)
+
+// File order on two cores. The iterating goroutine walks the buffer headers
+// a few buffers ahead into a ring of slots; each slot is then read and
+// decoded by whichever side claims it first. The iterating side takes slots
+// from the front, in file order, and decodes them in place as the one-core
+// loop does. A second goroutine claims the newest pending slot, at the far
+// end of the ring, and decodes it into an array of records that the
+// iterating side then only has to hand out. Working from opposite ends, the
+// two seldom wait for each other, and the share each decodes adjusts to how
+// much work the loop body does. The records, errors and counts are those of
+// the one-core loop, in the same order.
+
+// Slot states.
+const (
+	slotPending  int32 = iota // located, not yet claimed
+	slotIterator              // owned by the iterating side
+	slotDecoding              // claimed by the second goroutine
+	slotDecoded               // decoded by the second goroutine
+)
+
+const (
+	// parallelSlots is the ring's length: enough buffers ahead that the
+	// second goroutine stays clear of the front, few enough that the
+	// decoded records stay in cache.
+	parallelSlots = 8
+	// maxPredecoded bounds the records decoded ahead in one slot, so that
+	// memory stays in proportion to the ring whatever the buffer holds; the
+	// iterating side decodes the rest of a larger buffer itself.
+	maxPredecoded = 1024
+	// minParallelBuffers: below this many session buffers in the file, the
+	// goroutine costs more than it saves.
+	minParallelBuffers = 16
+)
+
+type readSlot struct {
+	state atomic.Int32
+	seq   atomic.Int64  // position in file order, for "newest"
+	ready chan struct{} // the second goroutine finished this slot
+
+	b        buffer.Buffer
+	span     int64 // bytes of input the buffer covers
+	err      error // the walk could not locate the buffer
+	end      bool  // the walk is over
+	zeroTail bool  // with end: the walk ended at a zero-filled tail
+
+	// Set by the second goroutine when it claimed the slot: the buffer's
+	// load error, the outcome of each step of the cursor, and the cursor
+	// itself, to go on where it stopped.
+	loadErr error
+	cur     record.Cursor
+	recs    []record.Record
+	steps   []decodeStep
+	more    bool // the cursor stopped at maxPredecoded with records left
+}
+
+// decodeStep is one call of Cursor.Next: a record (recs[i]) or an error.
+type decodeStep struct {
+	err error
+	ok  bool
+}
+
+// useParallel decides whether Records runs on two goroutines.
+var useParallel = func(r *Reader) bool {
+	if runtime.GOMAXPROCS(0) < 2 || r.extents != nil {
+		return false
+	}
+	bufSize := int64(max(r.hdr.BufferSize, 4096))
+	return r.size/bufSize >= minParallelBuffers
+}
+
+// recordsParallel is Records on two goroutines (see the comment above).
+func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
+	var slots [parallelSlots]readSlot
+	wake := make(chan struct{}, 1)
+	stop := make(chan struct{})
+	scan := r.newWalker()
+	scan.HeadersOnly = true
+	loader := scan.Loader()
+	walkOver := false
+	// locate walks to the next buffer header into s, as the seq-th slot.
+	locate := func(s *readSlot, seq int64) {
+		s.state.Store(slotIterator)
+		s.seq.Store(seq)
+		if walkOver {
+			s.end = true
+			return
+		}
+		start := scan.Offset()
+		err := scan.Next(&s.b)
+		if err == io.EOF {
+			s.end, s.zeroTail, walkOver = true, scan.ZeroTail, true
+			return
+		}
+		s.end, s.err, s.span = false, err, 0
+		if end := scan.Offset(); end > start {
+			s.span = min(end, r.size) - start
+		}
+		if err == nil {
+			s.state.Store(slotPending)
+		}
+	}
+	for i := range slots {
+		slots[i].ready = make(chan struct{}, 1)
+		locate(&slots[i], int64(i))
+	}
+	var done sync.WaitGroup
+	done.Add(1)
+	go func() {
+		defer done.Done()
+		r.decodeAhead(&slots, scan.Loader(), wake, stop)
+	}()
+	defer func() {
+		close(stop)
+		done.Wait()
+	}()
+	wake <- struct{}{}
+
+	clock := &r.hdr.Clock
+	var (
+		cur record.Cursor
+		rec record.Record
+	)
+	for seq := int64(0); ; seq++ {
+		s := &slots[seq%parallelSlots]
+		if s.end {
+			r.stats.ZeroTail = s.zeroTail
+			return
+		}
+		if !r.yieldSlot(s, loader, clock, &cur, &rec, yield) {
+			return
+		}
+		locate(s, seq+parallelSlots)
+		if s.state.Load() == slotPending {
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// yieldSlot hands out the records of one slot, decoding them itself unless
+// the second goroutine has claimed the slot. It reports false when the
+// loop body stopped the iteration.
+func (r *Reader) yieldSlot(s *readSlot, loader *buffer.Loader, clock *header.Clock, cur *record.Cursor, rec *record.Record, yield func(*record.Record, error) bool) bool {
+	r.stats.scanned(s.span, s.err)
+	if s.err != nil {
+		return yield(nil, s.err)
+	}
+	if s.state.CompareAndSwap(slotPending, slotIterator) {
+		err := loader.Load(s.b.FileOffset, s.b.Index, &s.b)
+		r.stats.loaded(&s.b, err)
+		if err != nil {
+			return yield(nil, err)
+		}
+		cur.Reset(&s.b, clock)
+	} else {
+		<-s.ready
+		s.state.Store(slotIterator)
+		r.stats.loaded(&s.b, s.loadErr)
+		if s.loadErr != nil {
+			return yield(nil, s.loadErr)
+		}
+		for i, st := range s.steps {
+			if st.err != nil {
+				r.stats.decoded(nil, st.err, st.ok)
+				if !yield(nil, st.err) {
+					return false
+				}
+				continue
+			}
+			r.stats.delivered(s.recs[i].HeaderType)
+			if !yield(&s.recs[i], nil) {
+				return false
+			}
+		}
+		if !s.more {
+			return true
+		}
+		*cur = s.cur
+	}
+	for {
+		ok, err := cur.Next(rec)
+		if err != nil {
+			r.stats.decoded(nil, err, ok)
+			if !yield(nil, err) {
+				return false
+			}
+			if ok {
+				continue
+			}
+		}
+		if !ok {
+			return true
+		}
+		r.stats.delivered(rec.HeaderType)
+		if !yield(rec, nil) {
+			return false
+		}
+	}
+}
+
+// decodeAhead is the second goroutine: it claims the newest pending slot,
+// reads and decodes it, and sleeps when there is none until woken.
+func (r *Reader) decodeAhead(slots *[parallelSlots]readSlot, loader *buffer.Loader, wake, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-wake:
+		}
+		for {
+			s := newestPending(slots)
+			if s == nil {
+				break
+			}
+			if !s.state.CompareAndSwap(slotPending, slotDecoding) {
+				continue
+			}
+			r.decodeSlot(s, loader)
+			s.state.Store(slotDecoded)
+			s.ready <- struct{}{}
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	}
+}
+
+// decodeSlot reads and decodes a claimed slot.
+func (r *Reader) decodeSlot(s *readSlot, loader *buffer.Loader) {
+	s.steps, s.more = s.steps[:0], false
+	if s.loadErr = loader.Load(s.b.FileOffset, s.b.Index, &s.b); s.loadErr == nil {
+		r.predecode(s)
+	}
+}
+
+func newestPending(slots *[parallelSlots]readSlot) *readSlot {
+	var newest *readSlot
+	var seq int64 = -1
+	for i := range slots {
+		s := &slots[i]
+		if s.state.Load() != slotPending {
+			continue
+		}
+		if q := s.seq.Load(); q > seq {
+			newest, seq = s, q
+		}
+	}
+	return newest
+}
+
+// predecode runs the cursor over the slot's buffer into its record array.
+func (r *Reader) predecode(s *readSlot) {
+	s.cur.Reset(&s.b, &r.hdr.Clock)
+	for {
+		if len(s.steps) == maxPredecoded {
+			s.more = true
+			return
+		}
+		i := len(s.steps)
+		if i == len(s.recs) {
+			s.recs = append(s.recs, record.Record{})
+		}
+		ok, err := s.cur.Next(&s.recs[i])
+		if err == nil && !ok {
+			return
+		}
+		s.steps = append(s.steps, decodeStep{err: err, ok: ok})
+		if !ok {
+			return
+		}
+	}
+}
