@@ -3,6 +3,7 @@ package etl_test
 import (
 	"bytes"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/etlkit/etlkit/etl"
@@ -40,6 +41,47 @@ func TestFileOrderDoesNotAllocatePerRecord(t *testing.T) {
 	}
 	if allocs > 20 {
 		t.Fatalf("%v allocations for a pass over %d records", allocs, records)
+	}
+}
+
+// TestParallelFileOrderDoesNotAllocatePerRecord pins the same for the
+// two-goroutine pass, which testing.AllocsPerRun cannot see (it runs with
+// GOMAXPROCS=1): once a first pass has grown the ring, a pass over 17k
+// records costs a fixed handful of allocations.
+func TestParallelFileOrderDoesNotAllocatePerRecord(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("the two-goroutine pass needs GOMAXPROCS >= 2")
+	}
+	data, err := os.ReadFile(samples.Path(t, "shutdown-kernel.etl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := etl.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetParallel(true)
+	pass := func() (records int, mallocs uint64) {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for rec, err := range r.Records() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = rec
+			records++
+		}
+		runtime.ReadMemStats(&after)
+		return records, after.Mallocs - before.Mallocs
+	}
+	pass()
+	pass()
+	records, mallocs := pass()
+	if records != 17078 {
+		t.Fatalf("%d records", records)
+	}
+	if mallocs > 40 {
+		t.Fatalf("%d allocations for a pass over %d records", mallocs, records)
 	}
 }
 

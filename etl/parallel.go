@@ -42,6 +42,9 @@ const (
 	// minParallelBuffers: below this many session buffers in the file, the
 	// goroutine costs more than it saves.
 	minParallelBuffers = 16
+	// maxParallelBufferSize keeps the ring's buffers within a few MiB:
+	// sessions with larger buffers are read on one goroutine.
+	maxParallelBufferSize = 1 << 20
 )
 
 type readSlot struct {
@@ -76,13 +79,32 @@ var useParallel = func(r *Reader) bool {
 	if runtime.GOMAXPROCS(0) < 2 || r.extents != nil {
 		return false
 	}
+	if r.hdr.BufferSize > maxParallelBufferSize {
+		return false
+	}
 	bufSize := int64(max(r.hdr.BufferSize, 4096))
 	return r.size/bufSize >= minParallelBuffers
 }
 
 // recordsParallel is Records on two goroutines (see the comment above).
 func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
-	var slots [parallelSlots]readSlot
+	// The ring, with the record arrays grown in it, is kept for the next
+	// pass, so that a pass allocates only its goroutine and channels.
+	slots := r.ring.Swap(nil)
+	if slots == nil {
+		slots = new([parallelSlots]readSlot)
+		for i := range slots {
+			slots[i].ready = make(chan struct{}, 1)
+		}
+	}
+	defer r.ring.Store(slots)
+	for i := range slots {
+		// A pass stopped early may leave a token for a slot it never took.
+		select {
+		case <-slots[i].ready:
+		default:
+		}
+	}
 	wake := make(chan struct{}, 1)
 	stop := make(chan struct{})
 	scan := r.newWalker()
@@ -112,14 +134,13 @@ func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
 		}
 	}
 	for i := range slots {
-		slots[i].ready = make(chan struct{}, 1)
 		locate(&slots[i], int64(i))
 	}
 	var done sync.WaitGroup
 	done.Add(1)
 	go func() {
 		defer done.Done()
-		r.decodeAhead(&slots, scan.Loader(), wake, stop)
+		r.decodeAhead(slots, scan.Loader(), wake, stop)
 	}()
 	defer func() {
 		close(stop)

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"sync/atomic"
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
@@ -111,6 +112,8 @@ type Reader struct {
 	extents []buffer.Extent // RlFs files
 	stats   Stats
 	serial  bool // Records stays on the calling goroutine
+	// ring is the slots of the two-goroutine pass, kept between passes.
+	ring atomic.Pointer[[parallelSlots]readSlot]
 }
 
 // NewReader reads the logfile header of the trace held in ra (size bytes).
