@@ -49,6 +49,13 @@ var benchModes = []struct {
 	seq  func(r *etl.Reader) iter.Seq2[*record.Record, error]
 }{
 	{"Records", func(r *etl.Reader) iter.Seq2[*record.Record, error] { return r.Records() }},
+	{"RecordsOneGoroutine", func(r *etl.Reader) iter.Seq2[*record.Record, error] {
+		return func(yield func(*record.Record, error) bool) {
+			r.SetParallel(false)
+			defer r.SetParallel(true)
+			r.Records()(yield)
+		}
+	}},
 	{"FileOrder", func(r *etl.Reader) iter.Seq2[*record.Record, error] {
 		return r.EventsWith(order.Options{Mode: order.FileOrder})
 	}},
