@@ -136,11 +136,14 @@ func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
 	for i := range slots {
 		locate(&slots[i], int64(i))
 	}
+	// The second goroutine's loader is a copy of the walk's settings, made
+	// here before the walk moves on.
+	ahead := scan.Loader()
 	var done sync.WaitGroup
 	done.Add(1)
 	go func() {
 		defer done.Done()
-		r.decodeAhead(slots, scan.Loader(), wake, stop)
+		r.decodeAhead(slots, ahead, wake, stop)
 	}()
 	defer func() {
 		close(stop)
