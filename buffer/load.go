@@ -1,5 +1,10 @@
 package buffer
 
+import (
+	"errors"
+	"io"
+)
+
 // Loader reads single buffers at places a walk found, in any order, so that
 // a reader can visit buffers in sequence order rather than file order. Each
 // read goes through the same code as Walker.Next, so a buffer read by a
@@ -42,4 +47,33 @@ func (w *Walker) NextInto(b *Buffer) error {
 	err := w.Next(b)
 	w.data = nil
 	return err
+}
+
+// LoadLocated reads the buffer that a HeadersOnly walk located into b,
+// which holds what the walk set (Header, Index, FileOffset). An
+// uncompressed buffer then costs one read, header and records together,
+// instead of Load's two; the header read must equal the located one.
+// Anything else (compressed, truncated or damaged buffers, extents, a
+// header that changed) goes through Load, so the result is always what
+// Load gives.
+func (l *Loader) LoadLocated(b *Buffer) error {
+	w := &l.w
+	h := b.Header
+	end := int64(h.Offset)
+	if end == 0 {
+		end = HeaderSize
+	}
+	if w.extent != nil || b.Truncated || h.Compressed() || h.BufferSize < HeaderSize ||
+		end < HeaderSize || end > int64(h.BufferSize) || b.FileOffset+end > w.size {
+		return l.Load(b.FileOffset, b.Index, b)
+	}
+	b.Data = grow(b.Data, int(end))
+	if _, err := w.r.ReadAt(b.Data, b.FileOffset); err != nil && !errors.Is(err, io.EOF) {
+		return l.Load(b.FileOffset, b.Index, b)
+	}
+	if got, _ := ParseHeader(b.Data); got != h {
+		return l.Load(b.FileOffset, b.Index, b)
+	}
+	b.Compression = CompressionNone
+	return nil
 }

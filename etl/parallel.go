@@ -187,7 +187,7 @@ func (r *Reader) yieldSlot(s *readSlot, loader *buffer.Loader, clock *header.Clo
 		return yield(nil, s.err)
 	}
 	if s.state.CompareAndSwap(slotPending, slotIterator) {
-		err := loader.Load(s.b.FileOffset, s.b.Index, &s.b)
+		err := loader.LoadLocated(&s.b)
 		r.stats.loaded(&s.b, err)
 		if err != nil {
 			return yield(nil, err)
@@ -271,7 +271,7 @@ func (r *Reader) decodeAhead(slots *[parallelSlots]readSlot, loader *buffer.Load
 // decodeSlot reads and decodes a claimed slot.
 func (r *Reader) decodeSlot(s *readSlot, loader *buffer.Loader) {
 	s.steps, s.more = s.steps[:0], false
-	if s.loadErr = loader.Load(s.b.FileOffset, s.b.Index, &s.b); s.loadErr == nil {
+	if s.loadErr = loader.LoadLocated(&s.b); s.loadErr == nil {
 		r.predecode(s)
 	}
 }

@@ -619,7 +619,7 @@ func TestParallelDamaged(t *testing.T) {
 type parWatchReader struct {
 	ra     io.ReaderAt
 	mu     sync.Mutex
-	reads  map[int64]bool
+	reads  [][2]int64 // offset and length of each read
 	closed atomic.Bool
 	late   atomic.Int64
 }
@@ -629,25 +629,26 @@ func (w *parWatchReader) ReadAt(p []byte, off int64) (int, error) {
 		w.late.Add(1)
 	}
 	w.mu.Lock()
-	w.reads[off] = true
+	w.reads = append(w.reads, [2]int64{off, int64(len(p))})
 	w.mu.Unlock()
 	return w.ra.ReadAt(p, off)
 }
 
 func (w *parWatchReader) reset() {
 	w.mu.Lock()
-	w.reads = map[int64]bool{}
+	w.reads = nil
 	w.mu.Unlock()
 }
 
-// waitFor waits until every offset has been read, for at most timeout.
+// waitFor waits until every offset has been read (lies in a read made
+// since reset), for at most timeout.
 func (w *parWatchReader) waitFor(offs []int64, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for {
 		w.mu.Lock()
 		all := true
 		for _, o := range offs {
-			all = all && w.reads[o]
+			all = all && w.covered(o)
 		}
 		w.mu.Unlock()
 		if all {
@@ -658,6 +659,15 @@ func (w *parWatchReader) waitFor(offs []int64, timeout time.Duration) bool {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+func (w *parWatchReader) covered(o int64) bool {
+	for _, r := range w.reads {
+		if o >= r[0] && o < r[0]+r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // largeBuffer describes one data buffer of the large-buffer trace.
