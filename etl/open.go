@@ -70,6 +70,12 @@ func (f *File) Close() error {
 	return first
 }
 
+// readerAtCloser is a plain trace file as the Reader reads it.
+type readerAtCloser interface {
+	io.ReaderAt
+	Close() error
+}
+
 // Open opens the trace at path. Inputs wrapped in gzip, zstd, bzip2, xz or
 // zip (the first .etl member, or the only member) are detected by their
 // magic bytes and unwrapped.
@@ -87,9 +93,12 @@ func Open(path string) (*File, error) {
 	var head [8]byte
 	n, _ := fh.ReadAt(head[:], 0)
 	f.Wrapper = DetectWrapper(head[:n])
-	var ra io.ReaderAt = fh
 	size := st.Size()
-	if f.Wrapper != WrapperNone {
+	var ra io.ReaderAt = fh
+	if f.Wrapper == WrapperNone {
+		raw := newRawFile(fh)
+		ra, f.closers[0] = raw, raw.Close
+	} else {
 		ra, size, err = f.unwrap(fh, st.Size())
 		if err != nil {
 			f.Close()

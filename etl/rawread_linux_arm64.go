@@ -1,0 +1,3 @@
+package etl
+
+const sysPreadv2 = 286
