@@ -128,10 +128,7 @@ func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
 			s.end, s.zeroTail, walkOver = true, scan.ZeroTail, true
 			return
 		}
-		s.end, s.err, s.span = false, err, 0
-		if end := scan.Offset(); end > start {
-			s.span = min(end, r.size) - start
-		}
+		s.end, s.err, s.span = false, err, r.span(start, scan.Offset())
 		if err == nil {
 			s.state.Store(slotPending)
 		}
@@ -218,25 +215,7 @@ func (r *Reader) yieldSlot(s *readSlot, loader *buffer.Loader, clock *header.Clo
 		}
 		*cur = s.cur
 	}
-	for {
-		ok, err := cur.Next(rec)
-		if err != nil {
-			r.stats.decoded(nil, err, ok)
-			if !yield(nil, err) {
-				return false
-			}
-			if ok {
-				continue
-			}
-		}
-		if !ok {
-			return true
-		}
-		r.stats.delivered(rec.HeaderType)
-		if !yield(rec, nil) {
-			return false
-		}
-	}
+	return r.yieldRecords(cur, rec, yield)
 }
 
 // decodeAhead is the second goroutine: it claims the newest pending slot,

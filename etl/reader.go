@@ -278,17 +278,22 @@ func (r *Reader) nextBuffer(w *buffer.Walker, b *buffer.Buffer) (bool, error) {
 		r.stats.ZeroTail = w.ZeroTail
 		return false, nil
 	}
-	var span int64
-	if end := w.Offset(); end > start {
-		span = min(end, r.size) - start
-	}
 	// A buffer the walk could not read is counted once, as skipped.
-	r.stats.scanned(span, err)
+	r.stats.scanned(r.span(start, w.Offset()), err)
 	if err != nil {
 		return true, err
 	}
 	r.stats.loaded(b, nil)
 	return true, nil
+}
+
+// span is how many bytes of the input a buffer walked from start to end
+// covers: nothing when the walk did not move, and not past the input's end.
+func (r *Reader) span(start, end int64) int64 {
+	if end <= start {
+		return 0
+	}
+	return min(end, r.size) - start
 }
 
 // SetParallel chooses whether Records may decode on a second goroutine. It
@@ -323,42 +328,45 @@ func (r *Reader) Records() iter.Seq2[*record.Record, error] {
 
 // records is Records on the calling goroutine.
 func (r *Reader) records(yield func(*record.Record, error) bool) {
-	w := r.newWalker()
 	var (
-		b   buffer.Buffer
 		cur record.Cursor
 		rec record.Record
 	)
-	for {
-		ok, err := r.nextBuffer(w, &b)
-		if !ok {
-			return
-		}
+	for b, err := range r.Buffers() {
 		if err != nil {
 			if !yield(nil, err) {
 				return
 			}
 			continue
 		}
-		cur.Reset(&b, &r.hdr.Clock)
-		for {
-			ok, err := cur.Next(&rec)
-			if err != nil {
-				r.stats.decoded(nil, err, ok)
-				if !yield(nil, err) {
-					return
-				}
-				if ok {
-					continue
-				}
+		cur.Reset(b, &r.hdr.Clock)
+		if !r.yieldRecords(&cur, &rec, yield) {
+			return
+		}
+	}
+}
+
+// yieldRecords hands out what is left of the cursor's buffer, decoding each
+// record into rec, and counts it. It reports false when the loop body
+// stopped the iteration.
+func (r *Reader) yieldRecords(cur *record.Cursor, rec *record.Record, yield func(*record.Record, error) bool) bool {
+	for {
+		ok, err := cur.Next(rec)
+		if err != nil {
+			r.stats.decoded(nil, err, ok)
+			if !yield(nil, err) {
+				return false
 			}
-			if !ok {
-				break
+			if ok {
+				continue
 			}
-			r.stats.delivered(rec.HeaderType)
-			if !yield(&rec, nil) {
-				return
-			}
+		}
+		if !ok {
+			return true
+		}
+		r.stats.delivered(rec.HeaderType)
+		if !yield(rec, nil) {
+			return false
 		}
 	}
 }
