@@ -12,7 +12,6 @@ import (
 
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/etltest"
-	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/order"
 	"github.com/etlkit/etlkit/record"
 )
@@ -69,17 +68,10 @@ var benchModes = []struct {
 }
 
 func benchSample(b *testing.B, name string) {
-	data, err := os.ReadFile(samples.Path(b, name))
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, err := etl.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		b.Fatal(err)
-	}
+	r, size := sampleReader(b, name)
 	for _, m := range benchModes {
 		b.Run(m.name, func(b *testing.B) {
-			benchPasses(b, int64(len(data)), func() iter.Seq2[*record.Record, error] { return m.seq(r) })
+			benchPasses(b, size, func() iter.Seq2[*record.Record, error] { return m.seq(r) })
 		})
 	}
 }
@@ -167,26 +159,10 @@ func BenchmarkLargeTrace(b *testing.B) {
 // merge: a pass over 17k records costs the same handful of allocations as
 // a pass over none would (the index, the streams, the read-ahead slots).
 func TestEventsAllocationsPerPass(t *testing.T) {
-	data, err := os.ReadFile(samples.Path(t, "shutdown-kernel.etl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := etl.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _ := sampleReader(t, "shutdown-kernel.etl")
 	for _, opts := range []order.Options{{ReadAhead: -1}, {ReadAhead: 2, Workers: 2}} {
 		records := 0
-		allocs := testing.AllocsPerRun(3, func() {
-			records = 0
-			for rec, err := range r.EventsWith(opts) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				_ = rec
-				records++
-			}
-		})
+		allocs := testing.AllocsPerRun(3, func() { records = countRecords(t, r.EventsWith(opts)) })
 		if records != 17078 {
 			t.Fatalf("%d records", records)
 		}

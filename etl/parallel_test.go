@@ -826,6 +826,13 @@ func stopPoints(serial parPass) []int {
 	return points
 }
 
+// reuseTraces are the traces that passes stopped early and repeated passes
+// run over: one with every kind of damage, one with buffers larger than
+// what is decoded ahead.
+func reuseTraces(t *testing.T) map[string]parTrace {
+	return map[string]parTrace{"damaged": damagedParallelTrace(t, tailCut), "large": largeBufferTrace(t)}
+}
+
 // TestParallelEarlyStop: a loop body that stops early gets the records the
 // one-goroutine loop gives up to there, the same Stats, and leaves no
 // goroutine behind, nor one still reading the trace; so does one that
@@ -834,7 +841,7 @@ func stopPoints(serial parPass) []int {
 // that the stops inside it fall in records it decoded.
 func TestParallelEarlyStop(t *testing.T) {
 	asked := forceParallel(t)
-	for name, tr := range map[string]parTrace{"damaged": damagedParallelTrace(t, tailCut), "large": largeBufferTrace(t)} {
+	for name, tr := range reuseTraces(t) {
 		t.Run(name, func(t *testing.T) {
 			r, w := tr.reader(t)
 			full := parCollect(t, r, asked, serialRun)
@@ -895,7 +902,7 @@ func TestParallelEarlyStop(t *testing.T) {
 // time, whatever the pass before left in them.
 func TestParallelTwice(t *testing.T) {
 	asked := forceParallel(t)
-	for name, tr := range map[string]parTrace{"damaged": damagedParallelTrace(t, tailCut), "large": largeBufferTrace(t)} {
+	for name, tr := range reuseTraces(t) {
 		t.Run(name, func(t *testing.T) {
 			r, w := tr.reader(t)
 			serial := parCollect(t, r, asked, serialRun)
