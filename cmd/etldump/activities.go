@@ -39,15 +39,6 @@ func appendProviderLabel(dst []byte, id uuid.UUID, name string, ev activity.Even
 	return appendNoSpace(dst, ev.String())
 }
 
-func appendThreadProcess(dst []byte, has bool, pid, tid uint32) []byte {
-	if !has {
-		return append(dst, '-')
-	}
-	dst = appendUint(dst, uint64(pid))
-	dst = append(dst, '/')
-	return appendUint(dst, uint64(tid))
-}
-
 // appendActivitiesText writes one line per activity, indented two spaces a
 // level:
 //

@@ -26,18 +26,12 @@ func (e *textEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	dst = append(dst, ' ')
 	dst = appendUint(dst, uint64(r.ProcessorNumber))
 	dst = append(dst, ' ')
-	if r.HasThreadProcess {
-		dst = appendUint(dst, uint64(r.ProcessId))
-		dst = append(dst, '/')
-		dst = appendUint(dst, uint64(r.ThreadId))
-	} else {
-		dst = append(dst, '-')
-	}
+	dst = appendThreadProcess(dst, r.HasThreadProcess, r.ProcessId, r.ThreadId)
 	dst = append(dst, ' ')
 	dst = appendEventLabel(dst, r, d, fs)
 	dst = append(dst, ' ')
 	if fs&hasLevel != 0 {
-		dst = appendLevel(dst, ed.Level)
+		dst = record.AppendLevelName(dst, ed.Level)
 	} else {
 		dst = append(dst, '-')
 	}
@@ -109,8 +103,14 @@ func appendNoSpace(dst []byte, s string) []byte {
 	return dst
 }
 
-func appendLevel(dst []byte, l uint8) []byte {
-	return record.AppendLevelName(dst, l)
+// appendThreadProcess appends PID/TID, or "-" for a record without them.
+func appendThreadProcess(dst []byte, has bool, pid, tid uint32) []byte {
+	if !has {
+		return append(dst, '-')
+	}
+	dst = appendUint(dst, uint64(pid))
+	dst = append(dst, '/')
+	return appendUint(dst, uint64(tid))
 }
 
 // appendField appends name=value. A string with a space, a quote or an
