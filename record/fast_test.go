@@ -85,3 +85,41 @@ func FuzzFastPath(f *testing.F) {
 		sameDecode(t, prev, b)
 	})
 }
+
+// BenchmarkCursorNext walks a buffer of seed records of every kind, the
+// fast path's and the general path's, with one reused Record.
+func BenchmarkCursorNext(b *testing.B) {
+	data := make([]byte, buffer.HeaderSize)
+	n := 0
+	for _, r := range seeds.Records(16) {
+		data = append(data, r...)
+		data = append(data, make([]byte, header.Align(len(r))-len(r))...)
+		n++
+	}
+	if n == 0 {
+		b.Skip("no seed records")
+	}
+	lh := header.LogfileHeader{PerfFreq: 10_000_000, ReservedFlags: header.ClockQPC, StartTime: 1 << 57}
+	clock := header.NewClock(&lh, 0)
+	buf := &buffer.Buffer{Data: data}
+	var c Cursor
+	var r Record
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		c.Reset(buf, &clock)
+		got := 0
+		for {
+			ok, err := c.Next(&r)
+			if !ok {
+				break
+			}
+			if err == nil {
+				got++
+			}
+		}
+		if got == 0 {
+			b.Fatal("no record decoded")
+		}
+	}
+}
