@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -170,6 +171,26 @@ func TestLogfileHeader32Layout(t *testing.T) {
 	assert.Equal(t, uint32(1), u32(h, 0x108))
 	assert.Equal(t, uint32(2), u32(h, 0x10C))
 	assert.Equal(t, []byte{'a', 0, 0, 0, 'b', 0, 0, 0}, h[0x110:0x118])
+}
+
+// TestTimeZoneNames checks the fixed 32-unit name fields: a longer name is
+// cut, one of exactly 32 units fills the field without a terminator.
+func TestTimeZoneNames(t *testing.T) {
+	long := strings.Repeat("L", 40)
+	exact := strings.Repeat("X", 31) + "é"
+	s := etltest.DefaultSession()
+	s.BufferSize = 0x1000
+	s.TimeZone.StandardName, s.TimeZone.DaylightName = long, exact
+	out, _, err := etltest.Build(s, func(*etltest.Builder) error { return nil })
+	require.NoError(t, err)
+	tz := out[0x48+0x20+0x48:]
+	assert.Equal(t, etltest.UTF16Z(exact)[:64], tz[0x58:0x98], "DaylightName fills its field")
+	h, err := header.ParseLogfileHeader(out[0x48+0x20:], true)
+	require.NoError(t, err)
+	assert.Equal(t, long[:32], h.TimeZone.StandardName)
+	assert.Equal(t, exact, h.TimeZone.DaylightName)
+	assert.Equal(t, s.TimeZone.StandardDate, h.TimeZone.StandardDate)
+	assert.Equal(t, s.TimeZone.DaylightBias, h.TimeZone.DaylightBias)
 }
 
 func TestBufferHeaderFields(t *testing.T) {

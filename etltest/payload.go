@@ -106,7 +106,7 @@ func (p *Payload) Counted(b []byte) *Payload {
 }
 
 // SystemTime appends a 16-byte SYSTEMTIME.
-func (p *Payload) SystemTime(t SystemTime) *Payload { p.b = t.append(p.b); return p }
+func (p *Payload) SystemTime(t SystemTime) *Payload { p.b = appendSystemTime(p.b, t); return p }
 
 // SID appends an encoded SID (see SID).
 func (p *Payload) SID(revision uint8, authority uint64, subAuthorities ...uint32) *Payload {

@@ -2,7 +2,6 @@ package etltest
 
 import (
 	"fmt"
-	"unicode/utf16"
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
@@ -12,7 +11,6 @@ import (
 const (
 	LogfileHeaderSize32 = header.LogfileHeaderSize32
 	LogfileHeaderSize64 = header.LogfileHeaderSize64
-	timeZoneSize        = 172
 )
 
 // Clock types for Session.ClockType (TRACE_LOGFILE_HEADER.ReservedFlags).
@@ -38,48 +36,40 @@ const (
 // both forms.
 const BuffersWrittenOffset = buffer.HeaderSize + 0x20 + 0x24
 
-// SystemTime is the Windows SYSTEMTIME structure.
-type SystemTime struct {
-	Year, Month, DayOfWeek, Day, Hour, Minute, Second, Milliseconds uint16
-}
+// SystemTime is the Windows SYSTEMTIME structure, as header decodes it.
+type SystemTime = header.SystemTime
 
-func (t SystemTime) append(b []byte) []byte {
+func appendSystemTime(b []byte, t SystemTime) []byte {
 	for _, v := range [...]uint16{t.Year, t.Month, t.DayOfWeek, t.Day, t.Hour, t.Minute, t.Second, t.Milliseconds} {
 		b = le.AppendUint16(b, v)
 	}
 	return b
 }
 
-// TimeZone is TIME_ZONE_INFORMATION (172 bytes). Names longer than 32
-// UTF-16 units are cut; a name of exactly 32 units has no terminator, as the
-// fixed-size field allows.
-type TimeZone struct {
-	Bias         int32
-	StandardName string
-	StandardDate SystemTime
-	StandardBias int32
-	DaylightName string
-	DaylightDate SystemTime
-	DaylightBias int32
+// TimeZone is TIME_ZONE_INFORMATION (172 bytes), as header decodes it.
+// Names longer than 32 UTF-16 units are cut when written; a name of exactly
+// 32 units has no terminator, as the fixed-size field allows.
+type TimeZone = header.TimeZone
+
+func appendTimeZone(b []byte, tz *TimeZone) []byte {
+	b = le.AppendUint32(b, uint32(tz.Bias))
+	b = appendFixedUTF16(b, tz.StandardName, 32)
+	b = appendSystemTime(b, tz.StandardDate)
+	b = le.AppendUint32(b, uint32(tz.StandardBias))
+	b = appendFixedUTF16(b, tz.DaylightName, 32)
+	b = appendSystemTime(b, tz.DaylightDate)
+	return le.AppendUint32(b, uint32(tz.DaylightBias))
 }
 
-func (tz *TimeZone) append(b []byte) []byte {
-	name := func(b []byte, s string) []byte {
-		u := utf16.Encode([]rune(s))
-		var field [32]uint16
-		copy(field[:], u)
-		for _, c := range field {
-			b = le.AppendUint16(b, c)
-		}
-		return b
+// appendFixedUTF16 writes s as UTF-16LE into a field of n units: cut when
+// longer, zero-filled when shorter.
+func appendFixedUTF16(b []byte, s string, n int) []byte {
+	end := len(b) + 2*n
+	b = appendUTF16(b, s, false)
+	if len(b) > end {
+		b = b[:end]
 	}
-	b = le.AppendUint32(b, uint32(tz.Bias))
-	b = name(b, tz.StandardName)
-	b = tz.StandardDate.append(b)
-	b = le.AppendUint32(b, uint32(tz.StandardBias))
-	b = name(b, tz.DaylightName)
-	b = tz.DaylightDate.append(b)
-	return le.AppendUint32(b, uint32(tz.DaylightBias))
+	return append(b, make([]byte, end-len(b))...)
 }
 
 // Session describes the trace session: the logfile header written as the
@@ -234,7 +224,7 @@ func (h LogfileHeader) AppendRecord(dst []byte) ([]byte, error) {
 		dst = le.AppendUint32(dst, uint32(s.TimerSource))
 		dst = le.AppendUint32(dst, uint32(s.PerfCounterSource))
 	}
-	dst = s.TimeZone.append(dst)
+	dst = appendTimeZone(dst, &s.TimeZone)
 	// The 4-byte pad keeps BootTime 8-byte aligned; MOF calls the zone 176 bytes.
 	dst = append(dst, 0, 0, 0, 0)
 	dst = le.AppendUint64(dst, uint64(s.BootTime))
