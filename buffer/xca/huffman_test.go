@@ -249,11 +249,7 @@ func encodeHuffman(toks []huffToken) []byte {
 
 func decodeHuffman(t *testing.T, src []byte, size int) []byte {
 	t.Helper()
-	dst := make([]byte, size)
-	n, err := DecompressLZ77Huffman(dst, src)
-	require.NoError(t, err)
-	require.Equal(t, size, n)
-	return dst
+	return decodeExact(t, DecompressLZ77Huffman, src, size)
 }
 
 func TestDecompressLZ77HuffmanHandVector(t *testing.T) {
@@ -340,12 +336,7 @@ func TestDecompressLZ77HuffmanErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dst := make([]byte, c.size+16)
-			n, err := DecompressLZ77Huffman(dst[:c.size], c.src)
-			require.ErrorIs(t, err, c.want)
-			require.ErrorIs(t, err, ErrCorrupt)
-			require.LessOrEqual(t, n, c.size)
-			require.Equal(t, make([]byte, 16), dst[c.size:])
+			requireDecodeError(t, DecompressLZ77Huffman, c.src, c.size, c.want)
 		})
 	}
 

@@ -18,13 +18,53 @@ var (
 	specABCLZ77      = []byte{0xff, 0xff, 0xff, 0x1f, 0x61, 0x62, 0x63, 0x17, 0x00, 0x0f, 0xff, 0x26, 0x01}
 )
 
-func decodeLZ77(t *testing.T, src []byte, size int) []byte {
+// decoder is the signature all three decoders share.
+type decoder func(dst, src []byte) (int, error)
+
+// guardByte fills the bytes after dst; a decoder that writes past len(dst)
+// changes them, whatever byte it writes.
+const guardByte = 0xA5
+
+// decodeGuarded runs decode on src with a size-byte dst followed by a guard
+// area, and fails the test when the decoder reports more than size bytes
+// or writes into the guard.
+func decodeGuarded(tb testing.TB, decode decoder, src []byte, size int) ([]byte, int, error) {
+	tb.Helper()
+	buf := make([]byte, size+16)
+	for i := range buf[size:] {
+		buf[size+i] = guardByte
+	}
+	n, err := decode(buf[:size], src)
+	if n < 0 || n > size {
+		tb.Fatalf("returned %d for a %d-byte dst", n, size)
+	}
+	if !bytes.Equal(buf[size:], bytes.Repeat([]byte{guardByte}, 16)) {
+		tb.Fatalf("wrote past len(dst)")
+	}
+	return buf[:size], n, err
+}
+
+// decodeExact decodes src, which must give exactly size bytes.
+func decodeExact(t *testing.T, decode decoder, src []byte, size int) []byte {
 	t.Helper()
-	dst := make([]byte, size)
-	n, err := DecompressLZ77(dst, src)
+	dst, n, err := decodeGuarded(t, decode, src, size)
 	require.NoError(t, err)
 	require.Equal(t, size, n)
 	return dst
+}
+
+// requireDecodeError decodes src into a size-byte dst and requires the
+// given error, which like every decoding error matches ErrCorrupt.
+func requireDecodeError(t *testing.T, decode decoder, src []byte, size int, want error) {
+	t.Helper()
+	_, _, err := decodeGuarded(t, decode, src, size)
+	require.ErrorIs(t, err, want)
+	require.ErrorIs(t, err, ErrCorrupt)
+}
+
+func decodeLZ77(t *testing.T, src []byte, size int) []byte {
+	t.Helper()
+	return decodeExact(t, DecompressLZ77, src, size)
 }
 
 func TestDecompressLZ77SpecExamples(t *testing.T) {
@@ -56,10 +96,7 @@ func TestCompressLZ77Empty(t *testing.T) {
 func roundTripLZ77(t *testing.T, data []byte) []byte {
 	t.Helper()
 	c := CompressLZ77(nil, data)
-	got := make([]byte, len(data))
-	n, err := DecompressLZ77(got, c)
-	require.NoError(t, err)
-	require.Equal(t, len(data), n)
+	got := decodeExact(t, DecompressLZ77, c, len(data))
 	require.True(t, bytes.Equal(data, got), "round trip differs")
 	return c
 }
@@ -286,15 +323,7 @@ func TestDecompressLZ77Errors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dst := make([]byte, c.size+16)
-			for i := range dst {
-				dst[i] = 0xEE
-			}
-			n, err := DecompressLZ77(dst[:c.size], c.src)
-			require.ErrorIs(t, err, c.want)
-			require.ErrorIs(t, err, ErrCorrupt)
-			require.LessOrEqual(t, n, c.size)
-			require.Equal(t, bytes.Repeat([]byte{0xEE}, 16), dst[c.size:], "wrote past len(dst)")
+			requireDecodeError(t, DecompressLZ77, c.src, c.size, c.want)
 		})
 	}
 }

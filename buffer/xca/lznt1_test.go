@@ -59,11 +59,7 @@ func encodeLZNT1(data []byte) []byte {
 
 func decodeLZNT1(t *testing.T, src []byte, size int) []byte {
 	t.Helper()
-	dst := make([]byte, size)
-	n, err := DecompressLZNT1(dst, src)
-	require.NoError(t, err)
-	require.Equal(t, size, n)
-	return dst
+	return decodeExact(t, DecompressLZNT1, src, size)
 }
 
 func TestDecompressLZNT1HandVectors(t *testing.T) {
@@ -132,12 +128,7 @@ func TestDecompressLZNT1Errors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dst := make([]byte, c.size+16)
-			n, err := DecompressLZNT1(dst[:c.size], c.src)
-			require.ErrorIs(t, err, c.want)
-			require.ErrorIs(t, err, ErrCorrupt)
-			require.LessOrEqual(t, n, c.size)
-			require.Equal(t, make([]byte, 16), dst[c.size:])
+			requireDecodeError(t, DecompressLZNT1, c.src, c.size, c.want)
 		})
 	}
 }

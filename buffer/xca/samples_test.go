@@ -156,5 +156,6 @@ func TestCompressLZ77Samples(t *testing.T) {
 		in += len(plain)
 		out += len(c)
 	}
+	require.NotZero(t, in, "no compressed buffer in the sample")
 	t.Logf("re-compressed %d -> %d bytes (ratio %.2f)", in, out, float64(in)/float64(out))
 }
