@@ -79,15 +79,11 @@ func csvUint(dst []byte, has bool, v uint64) []byte {
 }
 
 func appendCSVString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case ',', '"', '\r', '\n':
-			return appendCSVQuoted(dst, bytesOf(s))
-		}
-	}
-	return append(dst, s...)
+	return appendCSVBytes(dst, bytesOf(s))
 }
 
+// appendCSVBytes appends one cell, quoted when it holds a comma, a quote
+// or a line break.
 func appendCSVBytes(dst []byte, b []byte) []byte {
 	for _, c := range b {
 		switch c {

@@ -72,6 +72,8 @@ func TestAppendHelpers(t *testing.T) {
 	assert.Equal(t, `"a,b"`, string(appendCSVString(nil, "a,b")))
 	assert.Equal(t, `"say ""hi"""`, string(appendCSVString(nil, `say "hi"`)))
 	assert.Equal(t, "plain", string(appendCSVString(nil, "plain")))
+	assert.Equal(t, "\"two\r\nlines\"", string(appendCSVBytes(nil, []byte("two\r\nlines"))))
+	assert.Equal(t, "", string(appendCSVString(nil, "")))
 	assert.Equal(t, "a&amp;b&lt;c&gt;&quot;&#x0a;\uFFFD", string(appendXMLText(nil, "a&b<c>\"\n\x01")))
 }
 
