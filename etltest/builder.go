@@ -471,7 +471,7 @@ func (b *Builder) emit(st *Stream, spec *Buffer) error {
 	}
 	saved := offset
 	if spec.SavedOffsetRecords > 0 && spec.SavedOffsetRecords <= len(st.ends) {
-		saved = uint32(align8(st.ends[spec.SavedOffsetRecords-1]))
+		saved = uint32(header.Align(st.ends[spec.SavedOffsetRecords-1]))
 	}
 	if spec.SavedOffset != nil {
 		saved = *spec.SavedOffset

@@ -104,7 +104,7 @@ func TestLogfileHeader64Layout(t *testing.T) {
 	assert.Equal(t, uint32(0x111), u32(r, 8))
 	assert.Equal(t, uint32(0x222), u32(r, 0xC))
 	assert.Equal(t, uint64(0x0123456789), u64(r, 0x10))
-	assert.Equal(t, uint32(0x48+align8(size)), u32(out, 0x30), "Offset")
+	assert.Equal(t, uint32(0x48+header.Align(size)), u32(out, 0x30), "Offset")
 	assert.Equal(t, u32(out, 0x30), u32(out, 0x04), "SavedOffset")
 
 	h := r[0x20:]
@@ -249,7 +249,7 @@ func TestBufferHeaderFields(t *testing.T) {
 func TestSystemCompactPerfInfoLayout(t *testing.T) {
 	r, _ := oneRecord(t, &etltest.System{Version: 3, HookId: 0x0524, ThreadId: 7, ProcessId: 8, TimeStamp: 0x1122,
 		KernelTime: 9, UserTime: 10, HasPEBS: true, PEBSIndex: 0xAA, PMC: []uint64{0xB1, 0xB2}, Payload: []byte{0xEE}})
-	require.Len(t, r, align8(0x20+8+16+1))
+	require.Len(t, r, header.Align(0x20+8+16+1))
 	assert.Equal(t, uint16(0x8203), u16(r, 0), "Version with PEBS and 2 PMC")
 	assert.Equal(t, []byte{0x02, 0xC0}, r[2:4])
 	assert.Equal(t, uint16(0x20+8+16+1), u16(r, 4))
@@ -561,5 +561,3 @@ func TestDamageHelpers(t *testing.T) {
 	assert.Equal(t, map[string]int{"SYSTEM64": 5, "RAW": 1}, st.Records)
 	assert.Equal(t, map[string]int{"SYSTEM64": 3, "RAW": 1}, st.Damaged)
 }
-
-func align8(n int) int { return (n + 7) &^ 7 }

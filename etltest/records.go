@@ -23,8 +23,8 @@ type timed interface {
 }
 
 const (
-	markerFlags  = 0xC0 // TRACE_HEADER_FLAG | TRACE_HEADER_EVENT_TRACE
-	messageFlags = 0x90 // TRACE_HEADER_FLAG | TRACE_MESSAGE
+	markerFlags  = header.MarkerTraceHeader | header.MarkerEventTrace // 0xC0
+	messageFlags = header.MarkerTraceHeader | header.MarkerMessage    // 0x90
 
 	versionPEBS     = 0x8000
 	versionPMCShift = 8
@@ -286,7 +286,7 @@ func appendExtItems(dst []byte, items []ExtItem) ([]byte, error) {
 		if len(it.Data) > 0xFFFF-8 {
 			return dst, fmt.Errorf("etltest: extended item %v of %d bytes is too large", it.Type, len(it.Data))
 		}
-		size := align8(8 + len(it.Data))
+		size := header.Align(8 + len(it.Data))
 		var linkage uint16
 		if i < len(items)-1 {
 			linkage = 1
@@ -296,7 +296,7 @@ func appendExtItems(dst []byte, items []ExtItem) ([]byte, error) {
 		dst = le.AppendUint16(dst, linkage)
 		dst = le.AppendUint16(dst, uint16(len(it.Data)))
 		dst = append(dst, it.Data...)
-		dst = appendZeros(dst, size-8-len(it.Data))
+		dst = append(dst, make([]byte, size-8-len(it.Data))...)
 	}
 	return dst, nil
 }
@@ -372,12 +372,3 @@ func (r *ErrorRecord) AppendRecord(dst []byte) ([]byte, error) {
 type Raw []byte
 
 func (r Raw) AppendRecord(dst []byte) ([]byte, error) { return append(dst, r...), nil }
-
-func align8(n int) int { return (n + 7) &^ 7 }
-
-func appendZeros(dst []byte, n int) []byte {
-	for ; n > 0; n-- {
-		dst = append(dst, 0)
-	}
-	return dst
-}

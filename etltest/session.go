@@ -34,7 +34,7 @@ const (
 // the header buffer's first record starts at 0x48, its 0x20-byte SYSTEM
 // header is followed by the logfile header, where the field is at 0x24 in
 // both forms.
-const BuffersWrittenOffset = buffer.HeaderSize + 0x20 + 0x24
+const BuffersWrittenOffset = buffer.HeaderSize + header.SystemHeaderSize + 0x24
 
 // SystemTime is the Windows SYSTEMTIME structure, as header decodes it.
 type SystemTime = header.SystemTime
@@ -245,8 +245,8 @@ func (h LogfileHeader) timeStamp() (int64, bool) { return h.Session.HeaderTimeSt
 // patchSize stores the record size (len(dst)-start) as a u16 at start+at.
 func patchSize(dst []byte, start, at int) ([]byte, error) {
 	n := len(dst) - start
-	if n > 0xFFFF {
-		return dst[:start], fmt.Errorf("etltest: record of %d bytes exceeds the 0xFFFF maximum", n)
+	if n > header.MaxRecordSize {
+		return dst[:start], fmt.Errorf("etltest: record of %d bytes exceeds the 0x%X maximum", n, header.MaxRecordSize)
 	}
 	le.PutUint16(dst[start+at:], uint16(n))
 	return dst, nil
