@@ -3,6 +3,7 @@ package xca
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"sync"
 )
 
@@ -43,7 +44,7 @@ func CompressLZ77(dst, src []byte) []byte {
 	clear(m.head[:])
 
 	// Worst case is all literals: 4 flag bytes per 32 input bytes.
-	dst = growCap(dst, len(src)+len(src)/32+8)
+	dst = slices.Grow(dst, len(src)+len(src)/32+8)
 
 	flagPos := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
@@ -118,15 +119,6 @@ func CompressLZ77(dst, src []byte) []byte {
 	flags = flags<<rest | uint32(uint64(1)<<rest-1)
 	binary.LittleEndian.PutUint32(dst[flagPos:], flags)
 	return dst
-}
-
-func growCap(b []byte, extra int) []byte {
-	if cap(b)-len(b) >= extra {
-		return b
-	}
-	nb := make([]byte, len(b), len(b)+extra)
-	copy(nb, b)
-	return nb
 }
 
 // matchLen returns the length of the common prefix of a and b, at most
