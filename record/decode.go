@@ -46,30 +46,8 @@ var pointerFlags = func() (t [256]uint16) {
 // is written twice: this is the hot path of every iteration.
 func Decode(r *Record, b []byte, p header.Prefix, bufferOffset int, ctx *Context) error {
 	b = b[:p.Size]
-	prev := r.HeaderType
-	r.HeaderType = p.Type
-	r.Raw = b
-	r.ProcessorNumber = ctx.ProcessorNumber
-	r.BufferIndex = ctx.BufferIndex
-	r.BufferOffset = bufferOffset
-	r.FileOffset = ctx.BufferFileOffset
-	if !ctx.Compressed {
-		r.FileOffset += int64(bufferOffset)
-	}
-	// Fields only some kinds set are cleared after a record of such a kind.
-	switch prev {
-	case header.TypeInstance32, header.TypeInstance64:
-		r.InstanceId, r.ParentInstanceId, r.ParentGuid = 0, 0, uuid.Nil
-	case header.TypeMessage:
-		r.Message = header.Message{}
-	}
-	if r.ext != nil {
-		r.ext.n = 0
-	}
-	flags := pointerFlags[p.Type]
-	if ctx.ProcessorIndex {
-		flags |= header.FlagProcessorIndex
-	}
+	ctx.place(r, p.Type, b, bufferOffset)
+	flags := ctx.flags(p.Type)
 	var err error
 	switch p.Type {
 	case header.TypeEventHeader32, header.TypeEventHeader64:
@@ -100,6 +78,40 @@ func Decode(r *Record, b []byte, p header.Prefix, bufferOffset int, ctx *Context
 		r.TimeStamp = time.Time{}
 	}
 	return nil
+}
+
+// place sets the fields that say where a record is and what kind it is,
+// and clears those only INSTANCE and WPP records set, after a record of
+// such a kind, and the extended items.
+func (ctx *Context) place(r *Record, typ header.Type, b []byte, at int) {
+	switch r.HeaderType {
+	case header.TypeInstance32, header.TypeInstance64:
+		r.InstanceId, r.ParentInstanceId, r.ParentGuid = 0, 0, uuid.Nil
+	case header.TypeMessage:
+		r.Message = header.Message{}
+	}
+	if r.ext != nil {
+		r.ext.n = 0
+	}
+	r.HeaderType = typ
+	r.Raw = b
+	r.ProcessorNumber = ctx.ProcessorNumber
+	r.BufferIndex = ctx.BufferIndex
+	r.BufferOffset = at
+	r.FileOffset = ctx.BufferFileOffset
+	if !ctx.Compressed {
+		r.FileOffset += int64(at)
+	}
+}
+
+// flags are the EVENT_HEADER flags ProcessTrace sets for every record of
+// the header type in this buffer.
+func (ctx *Context) flags(typ header.Type) uint16 {
+	f := pointerFlags[typ]
+	if ctx.ProcessorIndex {
+		f |= header.FlagProcessorIndex
+	}
+	return f
 }
 
 // setCommon sets the fields every kind has, and clears the ones only
@@ -218,15 +230,13 @@ func (r *Record) decodeMessage(b []byte, ctx *Context) error {
 	if err != nil {
 		return err
 	}
-	flags := uint16(header.FlagTraceMessage)
+	// The option flags, not the header type, give the pointer size.
+	flags := ctx.flags(header.TypeMessage) | header.FlagTraceMessage
 	switch m.PointerSize() {
 	case 4:
 		flags |= header.Flag32BitHeader
 	case 8:
 		flags |= header.Flag64BitHeader
-	}
-	if ctx.ProcessorIndex {
-		flags |= header.FlagProcessorIndex
 	}
 	raw := ctx.BufferTimeStamp
 	if m.HasTimeStamp() {

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/etlkit/etlkit/header"
 )
 
@@ -42,21 +40,17 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		}
 		b = data[at : at+size : at+size]
 		_ = b[eventHeaderMinSize-1]
+		// Should the extended items fail, Decode places the record again.
+		c.ctx.place(r, typ, b, at)
 		diskFlags := le.Uint16(b[4:])
 		pos := eventHeaderMinSize
 		if diskFlags&header.FlagExtendedInfo != 0 {
-			if r.ext != nil {
-				r.ext.n = 0
-			}
 			var err error
 			if pos, err = r.decodeExtended(b, pos); err != nil {
 				return 0, false
 			}
-		} else if r.ext != nil {
-			r.ext.n = 0
 		}
-		c.setPlace(r, typ, b, at)
-		r.Flags = c.flags(typ) | diskFlags&eventHeaderDiskFlags
+		r.Flags = c.ctx.flags(typ) | diskFlags&eventHeaderDiskFlags
 		r.EventProperty = le.Uint16(b[6:])
 		r.ThreadId, r.ProcessId, r.HasThreadProcess = le.Uint32(b[8:]), le.Uint32(b[0xC:]), true
 		r.RawTimeStamp = int64(le.Uint64(b[0x10:]))
@@ -87,11 +81,8 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		b = data[at : at+size : at+size]
 		_ = b[fixed-1]
 		hook := le.Uint16(b[6:])
-		if r.ext != nil {
-			r.ext.n = 0
-		}
-		c.setPlace(r, typ, b, at)
-		r.setCommon(c.flags(typ), KernelGroupGUID(uint8(hook>>8), uint8(hook)),
+		c.ctx.place(r, typ, b, at)
+		r.setCommon(c.ctx.flags(typ), KernelGroupGUID(uint8(hook>>8), uint8(hook)),
 			header.EventDescriptor{Opcode: uint8(hook), Version: uint8(version)}, hook, 0)
 		if fixed == header.PerfInfoHeaderSize {
 			r.RawTimeStamp = int64(le.Uint64(b[8:]))
@@ -115,32 +106,4 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		r.TimeStamp = time.Time{}
 	}
 	return size, true
-}
-
-// setPlace sets the fields that say where a record is, and clears those only
-// INSTANCE and WPP records set, as Decode does.
-func (c *Cursor) setPlace(r *Record, typ header.Type, b []byte, at int) {
-	switch r.HeaderType {
-	case header.TypeInstance32, header.TypeInstance64:
-		r.InstanceId, r.ParentInstanceId, r.ParentGuid = 0, 0, uuid.Nil
-	case header.TypeMessage:
-		r.Message = header.Message{}
-	}
-	r.HeaderType = typ
-	r.Raw = b
-	r.ProcessorNumber = c.ctx.ProcessorNumber
-	r.BufferIndex = c.ctx.BufferIndex
-	r.BufferOffset = at
-	r.FileOffset = c.ctx.BufferFileOffset
-	if !c.ctx.Compressed {
-		r.FileOffset += int64(at)
-	}
-}
-
-func (c *Cursor) flags(typ header.Type) uint16 {
-	f := pointerFlags[typ]
-	if c.ctx.ProcessorIndex {
-		f |= header.FlagProcessorIndex
-	}
-	return f
 }
