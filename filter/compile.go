@@ -153,6 +153,8 @@ func newNameSet(f NameFilter) *nameSet {
 	return s
 }
 
+// pass judges an event name as Lookup.EventName gives it: a record
+// without a name passes only an exclude list.
 func (s *nameSet) pass(name string, ok bool) bool {
 	if !ok {
 		return s.exclude
@@ -403,16 +405,8 @@ func (s *csession) groupLookup(group, provider uuid.UUID) *entry {
 }
 
 func (e *entry) pass(r *record.Record, lk *Lookup) bool {
-	if e.ids != nil && !e.ids.pass(r.EventDescriptor.Id) {
-		return false
-	}
-	if e.names != nil {
-		name, ok := lk.EventName(r)
-		if !e.names.pass(name, ok) {
-			return false
-		}
-	}
-	return true
+	return (e.ids == nil || e.ids.pass(r.EventDescriptor.Id)) &&
+		(e.names == nil || e.names.pass(lk.EventName(r)))
 }
 
 func (sc *scope) pass(r *record.Record, lk *Lookup) bool {
@@ -436,13 +430,7 @@ func (sc *scope) pass(r *record.Record, lk *Lookup) bool {
 	if sc.hasFrom && r.TimeStamp.Before(sc.from) || sc.hasTo && !r.TimeStamp.Before(sc.to) {
 		return false
 	}
-	if sc.names != nil {
-		name, ok := lk.EventName(r)
-		if !sc.names.pass(name, ok) {
-			return false
-		}
-	}
-	return true
+	return sc.names == nil || sc.names.pass(lk.EventName(r))
 }
 
 // Provider identifies a provider for Enablement: its GUID, and the name and
