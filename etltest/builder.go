@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/buffer/xca"
@@ -71,14 +72,7 @@ type Stats struct {
 }
 
 // Kinds returns the record kinds of Records in sorted order.
-func (s *Stats) Kinds() []string {
-	k := make([]string, 0, len(s.Records))
-	for n := range s.Records {
-		k = append(k, n)
-	}
-	sort.Strings(k)
-	return k
-}
+func (s *Stats) Kinds() []string { return slices.Sorted(maps.Keys(s.Records)) }
 
 // Builder writes a trace to an io.Writer, buffer by buffer.
 //
@@ -178,14 +172,8 @@ func (b *Builder) Offset() int64 { return b.pos }
 func (b *Builder) Stats() Stats {
 	s := b.stats
 	s.Buffers, s.Bytes = b.buffers, b.pos
-	s.Records = make(map[string]int, len(b.stats.Records))
-	for k, v := range b.stats.Records {
-		s.Records[k] = v
-	}
-	s.Damaged = make(map[string]int, len(b.stats.Damaged))
-	for k, v := range b.stats.Damaged {
-		s.Damaged[k] = v
-	}
+	s.Records = maps.Clone(b.stats.Records)
+	s.Damaged = maps.Clone(b.stats.Damaged)
 	return s
 }
 
