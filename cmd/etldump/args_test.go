@@ -31,6 +31,14 @@ func TestDoubleDashEndsFlags(t *testing.T) {
 	assert.Equal(t, "jsonl", o.format)
 }
 
+func TestWordValuesInAnyCase(t *testing.T) {
+	o, _, err := parseOptions([]string{"--format", "CSV", "--order", "File", "--progress", "NEVER", "x"})
+	require.NoError(t, err)
+	assert.Equal(t, "csv", o.format)
+	assert.Equal(t, "file", o.order)
+	assert.Equal(t, "never", o.progress)
+}
+
 func TestSwitchValues(t *testing.T) {
 	o, _, err := parseOptions([]string{"--ignore-keyword0=true", "x"})
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -142,14 +143,7 @@ func parseOptions(args []string) (*options, *parser, error) {
 				return err
 			}},
 		{name: "order", arg: "MODE", help: "time (default: one timeline, exact), file (as stored), sorted (time order within --window)",
-			set: func(v string) error {
-				switch m := strings.ToLower(v); m {
-				case "time", "file", "sorted":
-					o.order = m
-					return nil
-				}
-				return fmt.Errorf("%q: want time, file or sorted", v)
-			}},
+			set: oneOf(&o.order, "time, file or sorted", "time", "file", "sorted")},
 		{name: "window", arg: "DURATION|COUNT", help: "with --order sorted: how far records may be out of order, as trace time (2s, 500ms) or a record count (100000)",
 			set: func(v string) error {
 				w, err := parseWindow(v)
@@ -157,14 +151,8 @@ func parseOptions(args []string) (*options, *parser, error) {
 				return err
 			}},
 		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv or xml; text or json for --header, --stats and --activities",
-			set: func(v string) error {
-				switch f := strings.ToLower(v); f {
-				case "text", "jsonl", "csv", "xml", "json":
-					o.format = f
-					return nil
-				}
-				return fmt.Errorf("%q: want text, jsonl, csv, xml, or json for --header, --stats and --activities", v)
-			}},
+			set: oneOf(&o.format, "text, jsonl, csv, xml, or json for --header, --stats and --activities",
+				"text", "jsonl", "csv", "xml", "json")},
 		{name: "output", short: "o", arg: "FILE", help: "write to FILE instead of standard output",
 			set: func(v string) error { o.output = v; return nil }},
 		{name: "header", help: "print the logfile header of each file instead of records",
@@ -176,14 +164,7 @@ func parseOptions(args []string) (*options, *parser, error) {
 		{name: "activities", help: "print the activity tree: START/STOP pairs by activity id, children by related id, with durations",
 			set: setView("activities")},
 		{name: "progress", arg: "WHEN", help: "progress bar on standard error: auto (when it is a terminal), always, never",
-			set: func(v string) error {
-				switch m := strings.ToLower(v); m {
-				case "auto", "always", "never":
-					o.progress = m
-					return nil
-				}
-				return fmt.Errorf("%q: want auto, always or never", v)
-			}},
+			set: oneOf(&o.progress, "auto, always or never", "auto", "always", "never")},
 		{name: "help", short: "h", help: "print this help",
 			set: func(string) error { o.help = true; return nil }},
 	}
@@ -274,6 +255,18 @@ func (o *options) addName(v string, exclude bool) error {
 	f.Names = append(f.Names, v)
 	o.filtered = true
 	return nil
+}
+
+// oneOf is the setter of a flag whose value is one of words, in any case:
+// it stores the word in lower case, or says what is wanted.
+func oneOf(dst *string, want string, words ...string) func(string) error {
+	return func(v string) error {
+		if w := strings.ToLower(v); slices.Contains(words, w) {
+			*dst = w
+			return nil
+		}
+		return fmt.Errorf("%q: want %s", v, want)
+	}
 }
 
 // eachNumber reads a comma-separated list of numbers of the given width.
