@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/uuid"
@@ -146,6 +147,39 @@ func matched(t *testing.T, r *etl.Reader, f *filter.Filter, n int) []int {
 	return out
 }
 
+// checkMatched compiles sessions and requires them to pass exactly the
+// events of the trace that want accepts.
+func checkMatched(t *testing.T, events []event, r *etl.Reader, want func(event) bool, sessions ...filter.Session) {
+	t.Helper()
+	f, err := filter.Compile(filter.Options{}, sessions...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantIdx []int
+	for i, e := range events {
+		if want(e) {
+			wantIdx = append(wantIdx, i)
+		}
+	}
+	if got := matched(t, r, f, len(events)); !slices.Equal(got, wantIdx) {
+		t.Errorf("passing records %v, want %v", got, wantIdx)
+	}
+}
+
+// cloned reads the trace's records, the logfile header's included, into
+// copies that outlive the iteration.
+func cloned(t *testing.T, r *etl.Reader) []*record.Record {
+	t.Helper()
+	var recs []*record.Record
+	for rec, err := range r.Records() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec.Clone())
+	}
+	return recs
+}
+
 func TestGroupsOnSyntheticTrace(t *testing.T) {
 	events, reader := groupTrace(t)
 	inGroup := func(e event, g uuid.UUID) bool {
@@ -203,22 +237,7 @@ func TestGroupsOnSyntheticTrace(t *testing.T) {
 			func(event) bool { return false }},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			f, err := filter.Compile(filter.Options{}, c.sessions...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want []int
-			for i, e := range events {
-				if c.want(e) {
-					want = append(want, i)
-				}
-			}
-			got := matched(t, reader, f, len(events))
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("passing records %v, want %v", got, want)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkMatched(t, events, reader, c.want, c.sessions...) })
 	}
 }
 
@@ -281,22 +300,7 @@ func TestEventFiltersOnSyntheticTrace(t *testing.T) {
 			func(e event) bool { return e.name != "Contoso.Beta.E7" }},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			f, err := filter.Compile(filter.Options{}, c.session)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want []int
-			for i, e := range events {
-				if c.want(e) {
-					want = append(want, i)
-				}
-			}
-			got := matched(t, reader, f, len(events))
-			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("passing records %v, want %v", got, want)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkMatched(t, events, reader, c.want, c.session) })
 	}
 }
 
@@ -304,13 +308,7 @@ func TestEventFiltersOnSyntheticTrace(t *testing.T) {
 // lookups reading real provider traits and TraceLogging metadata.
 func TestMatchOnDecodedRecordsAllocatesNothing(t *testing.T) {
 	_, reader := groupTrace(t)
-	var recs []*record.Record
-	for r, err := range reader.Records() {
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, r.Clone())
-	}
+	recs := cloned(t, reader)
 	f, err := filter.Compile(filter.Options{},
 		filter.Session{Providers: []filter.ProviderSpec{
 			{Group: true, ID: groupA, Level: 3, Disallow: []uuid.UUID{beta}},
@@ -346,13 +344,7 @@ func TestMatchOnDecodedRecordsAllocatesNothing(t *testing.T) {
 // One Filter judges records from several goroutines alike.
 func TestMatchConcurrently(t *testing.T) {
 	_, reader := groupTrace(t)
-	var recs []*record.Record
-	for r, err := range reader.Records() {
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, r.Clone())
-	}
+	recs := cloned(t, reader)
 	f, err := filter.Compile(filter.Options{}, filter.Session{Providers: []filter.ProviderSpec{
 		{Group: true, ID: groupA, Level: 4, Disallow: []uuid.UUID{alpha}},
 		{Name: "Contoso.Delta", EventNames: filter.NameFilter{Names: []string{"Contoso.Delta.E4", "Contoso.Delta.E5"}}},
