@@ -29,6 +29,16 @@ func decoded(t *testing.T, items ...etltest.ExtItem) *record.Record {
 	return &r
 }
 
+// withItem decodes a record carrying one item that mk makes of data, or
+// no item when data is nil.
+func withItem(t *testing.T, mk func([]byte) etltest.ExtItem, data []byte) *record.Record {
+	t.Helper()
+	if data == nil {
+		return decoded(t)
+	}
+	return decoded(t, mk(data))
+}
+
 func TestTraitsLookups(t *testing.T) {
 	grp := uuid.MustParse("4f50731a-89cf-4782-b3e0-dce8c90476ba")
 	decodeGUID := etltest.DecodeGUIDTrait(uuid.MustParse("0b0b0b0b-0000-4000-8000-000000000000"))
@@ -69,12 +79,7 @@ func TestTraitsLookups(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var r *record.Record
-			if c.traits == nil {
-				r = decoded(t)
-			} else {
-				r = decoded(t, etltest.ExtProviderTraits(c.traits))
-			}
+			r := withItem(t, etltest.ExtProviderTraits, c.traits)
 			name, ok := traitsProviderName(r)
 			if name != c.wantName || ok != c.nameOK {
 				t.Errorf("name = %q, %v; want %q, %v", name, ok, c.wantName, c.nameOK)
@@ -109,13 +114,7 @@ func TestEventNameLookup(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var r *record.Record
-			if c.meta == nil {
-				r = decoded(t)
-			} else {
-				r = decoded(t, etltest.ExtEventSchemaTL(c.meta))
-			}
-			got, ok := tlEventName(r)
+			got, ok := tlEventName(withItem(t, etltest.ExtEventSchemaTL, c.meta))
 			if got != c.want || ok != c.ok {
 				t.Errorf("tlEventName = %q, %v; want %q, %v", got, ok, c.want, c.ok)
 			}
