@@ -15,9 +15,7 @@ type encoder interface {
 	end(dst []byte) []byte
 }
 
-// descriptorFields reports which EVENT_DESCRIPTOR fields the record's header
-// really carries; the others are left out of the output rather than shown
-// as an invented zero.
+// fieldSet is a set of EVENT_DESCRIPTOR fields.
 type fieldSet uint8
 
 const (
@@ -31,6 +29,9 @@ const (
 	hasActivity
 )
 
+// descriptorFields reports which EVENT_DESCRIPTOR fields a header of type t
+// really carries; the others are left out of the output rather than shown
+// as an invented zero.
 func descriptorFields(t header.Type) fieldSet {
 	switch t {
 	case header.TypeEventHeader32, header.TypeEventHeader64:
@@ -44,6 +45,14 @@ func descriptorFields(t header.Type) fieldSet {
 		return hasId
 	}
 	return 0
+}
+
+// byEventID reports whether an event without a name is told apart by its
+// event id (EVENT_HEADER events, WPP messages) rather than by its opcode,
+// the only number the other headers give it: it is EventID(n) in the text
+// view and in --stats, else Opcode(n).
+func byEventID(t header.Type) bool {
+	return descriptorFields(t)&hasTask != 0 || t == header.TypeMessage
 }
 
 // relatedActivity reads the RELATED_ACTIVITYID extended item, when the

@@ -52,10 +52,9 @@ func (t *tally) add(r *record.Record, d *desc) {
 	if p.name == "" {
 		p.name = d.providerName
 	}
-	fs := descriptorFields(r.HeaderType)
 	k := eventKey{provider: r.ProviderId, name: d.eventName}
 	if k.name == "" {
-		if fs&hasTask != 0 || r.HeaderType == header.TypeMessage {
+		if byEventID(r.HeaderType) {
 			k.id, k.byId = r.EventDescriptor.Id, true
 		} else {
 			k.opcode = r.EventDescriptor.Opcode

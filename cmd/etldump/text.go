@@ -28,7 +28,7 @@ func (e *textEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	dst = append(dst, ' ')
 	dst = appendThreadProcess(dst, r.HasThreadProcess, r.ProcessId, r.ThreadId)
 	dst = append(dst, ' ')
-	dst = appendEventLabel(dst, r, d, fs)
+	dst = appendEventLabel(dst, r, d)
 	dst = append(dst, ' ')
 	if fs&hasLevel != 0 {
 		dst = record.AppendLevelName(dst, ed.Level)
@@ -57,7 +57,7 @@ func (e *textEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 // name the event is shown the way TraceEvent shows unknown ones,
 // EventID(n) or Opcode(n), so that the label is never empty and never
 // contains a space.
-func appendEventLabel(dst []byte, r *record.Record, d *desc, fs fieldSet) []byte {
+func appendEventLabel(dst []byte, r *record.Record, d *desc) []byte {
 	switch {
 	case d.providerName != "":
 		dst = appendNoSpace(dst, d.providerName)
@@ -78,7 +78,7 @@ func appendEventLabel(dst []byte, r *record.Record, d *desc, fs fieldSet) []byte
 		dst = appendNoSpace(dst, d.eventName)
 	case d.kernel:
 		dst = record.AppendKernelEventName(dst, d.group, r.EventDescriptor.Opcode)
-	case fs&hasTask != 0 || r.HeaderType == header.TypeMessage:
+	case byEventID(r.HeaderType):
 		dst = append(dst, "EventID("...)
 		dst = appendUint(dst, uint64(r.EventDescriptor.Id))
 		dst = append(dst, ')')
