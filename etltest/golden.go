@@ -627,6 +627,15 @@ func damagedRecords(seq int, n int) []Record {
 	return recs
 }
 
+// damagedSession is the session of damaged.etl and zero-tail.etl: 2 KiB
+// buffers, two processors.
+func damagedSession() Session {
+	s := DefaultSession()
+	s.BufferSize = 0x800
+	s.NumberOfProcessors = 2
+	return s
+}
+
 func goldenDamaged() GoldenTrace {
 	return GoldenTrace{
 		Name: "damaged.etl",
@@ -639,40 +648,30 @@ func goldenDamaged() GoldenTrace {
 			"are complete within the cut. BuffersWritten is 9. A reader that fails closed per buffer recovers 28 data records " +
 			"(14 SYSTEM64, 14 EVENT_HEADER64): 6 from each good buffer, the 2 before the garbage, none from the wrong-Offset and the " +
 			"bad-compression buffers, and the 2 complete ones before the cut.",
-		session: func() Session {
-			s := DefaultSession()
-			s.BufferSize = 0x800
-			s.NumberOfProcessors = 2
-			return s
-		},
+		session: damagedSession,
 		build: func(b *Builder) error {
-			good := func(seq, cpu int) error {
-				return b.WriteBuffer(Buffer{CPU: uint16(cpu), ProcIndex: true, SequenceNumber: int64(seq)}, damagedRecords(seq, 6)...)
-			}
-			if err := good(1, 0); err != nil {
-				return err
-			}
-			recs := damagedRecords(2, 4)
+			cut := damagedRecords(2, 4)
 			garbage := Raw{0x78, 0x56, 0x34, 0x12, 0x20, 0x00, 0x00, 0x00}
-			if err := b.WriteBuffer(Buffer{CPU: 1, ProcIndex: true, SequenceNumber: 2}, recs[0], recs[1], garbage, recs[2], recs[3]); err != nil {
-				return err
+			buffers := []struct {
+				spec Buffer
+				recs []Record
+			}{
+				{Buffer{CPU: 0, SequenceNumber: 1}, damagedRecords(1, 6)},
+				{Buffer{CPU: 1, SequenceNumber: 2}, []Record{cut[0], cut[1], garbage, cut[2], cut[3]}},
+				{Buffer{CPU: 0, SequenceNumber: 3}, damagedRecords(3, 6)},
+				{Buffer{CPU: 1, SequenceNumber: 4, Offset: Ptr(uint32(0x900))}, damagedRecords(4, 6)},
+				{Buffer{CPU: 1, SequenceNumber: 5}, damagedRecords(5, 6)},
+				{Buffer{CPU: 0, SequenceNumber: 6, BadCompression: true}, damagedRecords(6, 6)},
+				{Buffer{CPU: 1, SequenceNumber: 7}, damagedRecords(7, 6)},
+				{Buffer{CPU: 0, SequenceNumber: 8, Truncate: 0x100}, damagedRecords(8, 6)},
 			}
-			if err := good(3, 0); err != nil {
-				return err
+			for _, x := range buffers {
+				x.spec.ProcIndex = true
+				if err := b.WriteBuffer(x.spec, x.recs...); err != nil {
+					return err
+				}
 			}
-			if err := b.WriteBuffer(Buffer{CPU: 1, ProcIndex: true, SequenceNumber: 4, Offset: Ptr(uint32(0x900))}, damagedRecords(4, 6)...); err != nil {
-				return err
-			}
-			if err := good(5, 1); err != nil {
-				return err
-			}
-			if err := b.WriteBuffer(Buffer{CPU: 0, ProcIndex: true, SequenceNumber: 6, BadCompression: true}, damagedRecords(6, 6)...); err != nil {
-				return err
-			}
-			if err := good(7, 1); err != nil {
-				return err
-			}
-			return b.WriteBuffer(Buffer{CPU: 0, ProcIndex: true, SequenceNumber: 8, Truncate: 0x100}, damagedRecords(8, 6)...)
+			return nil
 		},
 	}
 }
@@ -682,12 +681,7 @@ func goldenZeroTail() GoldenTrace {
 		Name: "zero-tail.etl",
 		Description: "64-bit session, 2 KiB buffers: three good data buffers (CPUs 0, 1, 0; 6 records each, as in damaged.etl), " +
 			"then 0x1000 zero bytes, the unused tail of a preallocated file (BufferSize 0 where the next buffer would start). BuffersWritten is 4.",
-		session: func() Session {
-			s := DefaultSession()
-			s.BufferSize = 0x800
-			s.NumberOfProcessors = 2
-			return s
-		},
+		session: damagedSession,
 		build: func(b *Builder) error {
 			for seq := 1; seq <= 3; seq++ {
 				if err := b.WriteBuffer(Buffer{CPU: uint16((seq - 1) % 2), ProcIndex: true, SequenceNumber: int64(seq)}, damagedRecords(seq, 6)...); err != nil {
