@@ -59,7 +59,7 @@ func scanThenLoad(t *testing.T, r io.ReaderAt, size int64, session uint32) []wal
 		assert.Empty(t, s.data, "a header-only walk reads no records")
 		assert.Equal(t, i, s.index)
 	}
-	var b buffer.Buffer
+	var b, located buffer.Buffer
 	for i := len(scanned) - 1; i >= 0; i-- {
 		s := &scanned[i]
 		if s.err != "" {
@@ -70,13 +70,30 @@ func scanThenLoad(t *testing.T, r io.ReaderAt, size int64, session uint32) []wal
 		assert.Equal(t, s.truncated, b.Truncated)
 		assert.Equal(t, s.index, b.Index)
 		assert.Equal(t, s.offset, b.FileOffset)
+
+		// LoadLocated, handed what the scan set, gives what Load gives;
+		// its storage is reused from buffer to buffer.
+		located = buffer.Buffer{Header: s.header, Index: s.index, FileOffset: s.offset, Truncated: s.truncated, Data: located.Data}
+		lerr := loader.LoadLocated(&located)
+		assert.Equal(t, errString(err), errString(lerr), "LoadLocated, buffer %d", i)
+		assert.Equal(t, b.Header, located.Header, "LoadLocated, buffer %d", i)
+		assert.Equal(t, b.Truncated, located.Truncated, "LoadLocated, buffer %d", i)
+		assert.Equal(t, b.Compression, located.Compression, "LoadLocated, buffer %d", i)
 		if err != nil {
 			s.err = err.Error()
 			continue
 		}
+		assert.Equal(t, b.Data, located.Data, "LoadLocated, buffer %d", i)
 		s.data = bytes.Clone(b.Data)
 	}
 	return scanned
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 func TestLoaderMatchesWalkOnSamples(t *testing.T) {
@@ -105,6 +122,29 @@ func TestLoaderMatchesWalkOnSamples(t *testing.T) {
 // than the buffer header (stepped over with the session size) and a file
 // cut inside its last buffer.
 func TestLoaderMatchesWalkOnDamage(t *testing.T) {
+	in, session := damagedTrace(t)
+	walker := buffer.NewWalker(bytes.NewReader(in), int64(len(in)))
+	walker.SessionBufferSize = session
+	want := walkAll(t, walker)
+	got := scanThenLoad(t, bytes.NewReader(in), int64(len(in)), session)
+	require.Equal(t, len(want), len(got))
+	var errs []string
+	for i := range want {
+		assert.Equal(t, want[i], got[i], "buffer %d", i)
+		errs = append(errs, fmt.Sprintf("%d:%v", i, want[i].err != ""))
+	}
+	// The damage is where it was put: buffers 2 (Offset inside the
+	// header), 3 (bad compression), 4 (Offset past BufferSize) and 5
+	// (BufferSize 0x10); buffer 6 is compressed and fine, buffer 7 is cut
+	// but its first record is whole.
+	assert.Equal(t, []string{"0:false", "1:false", "2:true", "3:true", "4:true", "5:true", "6:false", "7:false"}, errs)
+	assert.True(t, got[7].truncated)
+}
+
+// damagedTrace builds a trace with one buffer of each kind of damage a walk
+// reports, and returns it with its session buffer size.
+func damagedTrace(t *testing.T) ([]byte, uint32) {
+	t.Helper()
 	s := etltest.DefaultSession()
 	s.BufferSize = 0x400
 	ev := func(ts int64) etltest.Record {
@@ -136,21 +176,55 @@ func TestLoaderMatchesWalkOnDamage(t *testing.T) {
 		return b.WriteBuffer(etltest.Buffer{CPU: 1, SequenceNumber: 7, Truncate: 0x60}, ev(17), ev(18))
 	})
 	require.NoError(t, err)
+	return in, s.BufferSize
+}
 
+// TestNextIntoKeepsEarlierBuffers reads the buffers into two Buffers in
+// turn: each read gives what Next gives, and leaves the buffer read before
+// it intact, which Next, sharing the walker's storage, would not.
+func TestNextIntoKeepsEarlierBuffers(t *testing.T) {
+	in, session := damagedTrace(t)
 	walker := buffer.NewWalker(bytes.NewReader(in), int64(len(in)))
-	walker.SessionBufferSize = s.BufferSize
+	walker.SessionBufferSize = session
 	want := walkAll(t, walker)
-	got := scanThenLoad(t, bytes.NewReader(in), int64(len(in)), s.BufferSize)
-	require.Equal(t, len(want), len(got))
-	var errs []string
-	for i := range want {
-		assert.Equal(t, want[i], got[i], "buffer %d", i)
-		errs = append(errs, fmt.Sprintf("%d:%v", i, want[i].err != ""))
+
+	w := buffer.NewWalker(bytes.NewReader(in), int64(len(in)))
+	w.SessionBufferSize = session
+	var bufs [2]buffer.Buffer
+	for i := 0; ; i++ {
+		b := &bufs[i%2]
+		err := w.NextInto(b)
+		if err == io.EOF {
+			require.Equal(t, len(want), i)
+			return
+		}
+		require.Less(t, i, len(want))
+		assert.Equal(t, want[i].err, errString(err), "buffer %d", i)
+		assert.Equal(t, want[i].header, b.Header, "buffer %d", i)
+		if err == nil {
+			assert.Equal(t, want[i].data, b.Data, "buffer %d", i)
+		}
+		if i > 0 && want[i-1].err == "" {
+			assert.Equal(t, want[i-1].data, bufs[(i-1)%2].Data, "buffer %d changed by reading buffer %d", i-1, i)
+		}
 	}
-	// The damage is where it was put: buffers 2 (Offset inside the
-	// header), 3 (bad compression), 4 (Offset past BufferSize) and 5
-	// (BufferSize 0x10); buffer 6 is compressed and fine, buffer 7 is cut
-	// but its first record is whole.
-	assert.Equal(t, []string{"0:false", "1:false", "2:true", "3:true", "4:true", "5:true", "6:false", "7:false"}, errs)
-	assert.True(t, got[7].truncated)
+}
+
+// TestLoadLocatedRereadsAChangedHeader hands LoadLocated a located header
+// that no longer matches the file: it reads the buffer as Load does, with
+// the header the file holds.
+func TestLoadLocatedRereadsAChangedHeader(t *testing.T) {
+	in, session := damagedTrace(t)
+	w := buffer.NewWalker(bytes.NewReader(in), int64(len(in)))
+	w.SessionBufferSize = session
+	loader := w.Loader()
+	var want buffer.Buffer
+	require.NoError(t, loader.Load(0, 0, &want))
+
+	b := buffer.Buffer{Header: want.Header, Index: 0, FileOffset: 0}
+	b.SequenceNumber += 99
+	require.NoError(t, loader.LoadLocated(&b))
+	assert.Equal(t, want.Header, b.Header)
+	assert.Equal(t, want.Data, b.Data)
+	assert.Greater(t, len(b.Records()), 0)
 }
