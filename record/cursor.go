@@ -1,6 +1,8 @@
 package record
 
 import (
+	"strconv"
+
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
 )
@@ -73,7 +75,7 @@ func (c *Cursor) Next(r *Record) (bool, error) {
 
 func (c *Cursor) errorAt(at int, err error) *buffer.FormatError {
 	off := c.buf.FileOffset
-	reason := "record at buffer offset 0x" + hex(at)
+	reason := "record at buffer offset 0x" + strconv.FormatInt(int64(at), 16)
 	if !c.buf.Compressed() {
 		off += int64(at)
 		reason = "record"
@@ -81,19 +83,4 @@ func (c *Cursor) errorAt(at int, err error) *buffer.FormatError {
 		reason += " (decompressed)"
 	}
 	return &buffer.FormatError{Offset: off, Buffer: c.buf.Index, Reason: reason, Err: err}
-}
-
-func hex(v int) string {
-	const digits = "0123456789abcdef"
-	if v == 0 {
-		return "0"
-	}
-	var b [16]byte
-	i := len(b)
-	for v > 0 {
-		i--
-		b[i] = digits[v&15]
-		v >>= 4
-	}
-	return string(b[i:])
 }

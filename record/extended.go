@@ -106,7 +106,7 @@ func (it ExtendedItem) PSMKey() (uint64, error) { return it.u64() }
 // QPCDelta decodes a QPC_DELTA item.
 func (it ExtendedItem) QPCDelta() (uint64, error) { return it.u64() }
 
-// PMCCounters returns the number of counters in a PMC_COUNTERS item; read
+// PMCCount returns the number of counters in a PMC_COUNTERS item; read
 // them with PMCCounter.
 func (it ExtendedItem) PMCCount() int { return len(it.Data) / 8 }
 
@@ -169,12 +169,8 @@ func (it ExtendedItem) StackTrace() (StackTrace, error) {
 
 // SID decodes a SID item.
 func (it ExtendedItem) SID() (SID, error) {
-	s, n, err := ParseSID(it.Data)
-	if err != nil {
-		return SID{}, err
-	}
-	_ = n
-	return s, nil
+	s, _, err := ParseSID(it.Data)
+	return s, err
 }
 
 // SID is a Windows security identifier, a view into record bytes.

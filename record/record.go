@@ -4,6 +4,7 @@
 package record
 
 import (
+	"encoding/binary"
 	"time"
 	"unsafe"
 
@@ -88,16 +89,12 @@ func (r *Record) ProcessorTime() uint64 {
 	return uint64(r.UserTime)<<32 | uint64(r.KernelTime)
 }
 
-// PMCCounters returns the number of PMC counter values in the header
-// extension and the i-th of them.
+// PMCCount returns the number of PMC counter values in the header
+// extension; read them with PMCCounter.
 func (r *Record) PMCCount() int { return len(r.pmcRaw) / 8 }
 
 // PMCCounter returns the i-th PMC counter from the PERFINFO header extension.
-func (r *Record) PMCCounter(i int) uint64 {
-	b := r.pmcRaw[i*8:]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
+func (r *Record) PMCCounter(i int) uint64 { return binary.LittleEndian.Uint64(r.pmcRaw[i*8:]) }
 
 type extStore struct {
 	items [MaxExtendedItems]ExtendedItem
