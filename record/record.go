@@ -138,7 +138,8 @@ func (r *Record) Clone() *Record {
 	}
 	c.UserData = rebase(r.UserData)
 	c.pmcRaw = rebase(r.pmcRaw)
-	if r.ext != nil {
+	c.ext = nil
+	if r.ext != nil && r.ext.n > 0 {
 		c.ext = &extStore{n: r.ext.n}
 		for i := 0; i < r.ext.n; i++ {
 			c.ext.items[i] = ExtendedItem{Type: r.ext.items[i].Type, Data: rebase(r.ext.items[i].Data)}

@@ -32,28 +32,17 @@ func TestReusedRecordEqualsFreshDecode(t *testing.T) {
 	for _, a := range recs {
 		for _, b := range recs {
 			var reused, fresh record.Record
-			if !decode(&reused, a) || !decode(&reused, b) || !decode(&fresh, b) {
+			if !decode(&reused, a) {
+				continue
+			}
+			prev := reused.HeaderType
+			if !decode(&reused, b) || !decode(&fresh, b) {
 				continue
 			}
 			kinds[reused.HeaderType] = true
-			assert.Equal(t, fresh.ExtendedData(), reused.ExtendedData())
-			// The extended-item store is reused storage, not a field.
-			fc, rc := *fresh.Clone(), *reused.Clone()
-			assert.Equal(t, len(fc.ExtendedData()), len(rc.ExtendedData()))
-			assert.Equal(t, fc.Message, rc.Message)
-			assert.Equal(t, fc.ParentGuid, rc.ParentGuid)
-			assert.Equal(t, fresh.HeaderType, reused.HeaderType)
-			assert.Equal(t, fresh.Flags, reused.Flags)
-			assert.Equal(t, fresh.ProviderId, reused.ProviderId)
-			assert.Equal(t, fresh.EventDescriptor, reused.EventDescriptor)
-			assert.Equal(t, fresh.HasThreadProcess, reused.HasThreadProcess)
-			assert.Equal(t, fresh.TimeStamp, reused.TimeStamp)
-			assert.Equal(t, fresh.UserData, reused.UserData)
-			assert.Equal(t, fresh.HasPEBS, reused.HasPEBS)
-			assert.Equal(t, fresh.PMCCount(), reused.PMCCount())
-			assert.Equal(t, fresh.InstanceId, reused.InstanceId)
-			assert.Equal(t, fresh.ActivityId, reused.ActivityId)
-			assert.Equal(t, fresh.HasCPUTime, reused.HasCPUTime)
+			// Every field, extended items included: the item store is
+			// reused storage, but clones hold only the items in use.
+			assert.Equal(t, *fresh.Clone(), *reused.Clone(), "%v after %v", fresh.HeaderType, prev)
 		}
 	}
 	assert.GreaterOrEqual(t, len(kinds), 4, "kinds exercised: %v", kinds)
