@@ -3,6 +3,7 @@
 package seeds
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -52,31 +53,33 @@ func Files() [][]byte {
 }
 
 // Records returns up to perType raw records of each header type found in the
-// uncompressed buffers of every trace.
+// buffers of every trace, compressed ones included.
 func Records(perType int) [][]byte {
 	var out [][]byte
 	seen := map[header.Type]int{}
-	for _, b := range Files() {
-		for off := 0; off+buffer.HeaderSize <= len(b); {
-			h, _ := buffer.ParseHeader(b[off:])
-			if h.BufferSize < buffer.HeaderSize {
+	var buf buffer.Buffer
+	for _, f := range Files() {
+		w := buffer.NewWalker(bytes.NewReader(f), int64(len(f)))
+		for {
+			err := w.Next(&buf)
+			if err == io.EOF {
 				break
 			}
-			end := off + int(min(h.Offset, h.BufferSize))
-			if !h.Compressed() && end <= len(b) {
-				for pos := off + buffer.HeaderSize; pos < end; {
-					p, stop, err := header.ParsePrefix(b[pos:end])
-					if stop || err != nil {
-						break
-					}
-					if seen[p.Type] < perType {
-						seen[p.Type]++
-						out = append(out, append([]byte(nil), b[pos:pos+p.Size]...))
-					}
-					pos += header.Align(p.Size)
-				}
+			if err != nil {
+				continue
 			}
-			off += int(h.BufferSize)
+			recs := buf.Records()
+			for pos := 0; pos < len(recs); {
+				p, stop, err := header.ParsePrefix(recs[pos:])
+				if stop || err != nil {
+					break
+				}
+				if seen[p.Type] < perType {
+					seen[p.Type]++
+					out = append(out, bytes.Clone(recs[pos:pos+p.Size]))
+				}
+				pos += header.Align(p.Size)
+			}
 		}
 	}
 	return out
