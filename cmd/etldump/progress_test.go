@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,13 +17,20 @@ import (
 )
 
 func TestProgressNeverOnAPipeUnlessAsked(t *testing.T) {
-	path := samples.Path(t, "win11-sih.etl")
-	_, errs, code := runCmd(t, "--count", path)
-	require.Equal(t, 0, code)
-	assert.Empty(t, errs, "auto must stay quiet when standard error is not a terminal")
-	assert.False(t, newProgress("auto", &bytes.Buffer{}, nil, true).on)
-	assert.False(t, newProgress("never", &bytes.Buffer{}, nil, true).on)
-	assert.True(t, newProgress("always", &bytes.Buffer{}, nil, true).on)
+	// auto decides on the stream itself: a pipe and a regular file are not
+	// terminals, and neither is a writer that is not a file.
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	defer pr.Close()
+	defer pw.Close()
+	file, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	require.NoError(t, err)
+	defer file.Close()
+	for _, w := range []io.Writer{pw, file, &bytes.Buffer{}} {
+		assert.False(t, newProgress("auto", w, nil, true).on, "%T", w)
+		assert.False(t, newProgress("never", w, nil, true).on, "%T", w)
+		assert.True(t, newProgress("always", w, nil, true).on, "%T", w)
+	}
 }
 
 func TestProgressLine(t *testing.T) {
