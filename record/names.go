@@ -506,20 +506,24 @@ var (
 		{Name: "SessionName", InType: tracelogging.InUnicodeString},
 		{Name: "LogFileName", InType: tracelogging.InUnicodeString},
 	})
-	partitionHead = []tracelogging.Field{
+	// PartitionInfoExtension: the partition and parent ids are GUIDs, and
+	// strings from event version 2.
+	partitionInfoSchema   = partitionSchema(tracelogging.InGuid)
+	partitionInfoV2Schema = partitionSchema(tracelogging.InUnicodeString)
+)
+
+// partitionSchema is the PartitionInfoExtension layout with the partition
+// and parent ids of the given type.
+func partitionSchema(id tracelogging.InType) *tracelogging.Schema {
+	return tracelogging.MustSchema("PartitionInfoExtension", []tracelogging.Field{
 		{Name: "EventVersion", InType: tracelogging.InUInt16},
 		{Name: "Reserved", InType: tracelogging.InUInt16},
 		{Name: "PartitionType", InType: tracelogging.InUInt32},
 		{Name: "QpcOffsetFromRoot", InType: tracelogging.InInt64},
-	}
-	partitionInfoSchema = tracelogging.MustSchema("PartitionInfoExtension", append(partitionHead[:4:4],
-		tracelogging.Field{Name: "PartitionId", InType: tracelogging.InGuid},
-		tracelogging.Field{Name: "ParentId", InType: tracelogging.InGuid}))
-	// From event version 2 the two ids are strings.
-	partitionInfoV2Schema = tracelogging.MustSchema("PartitionInfoExtension", append(partitionHead[:4:4],
-		tracelogging.Field{Name: "PartitionId", InType: tracelogging.InUnicodeString},
-		tracelogging.Field{Name: "ParentId", InType: tracelogging.InUnicodeString}))
-)
+		{Name: "PartitionId", InType: id},
+		{Name: "ParentId", InType: id},
+	})
+}
 
 // EventTraceFields decodes the payload of a group-0 (EventTrace) kernel
 // event of the given type into named values, in payload order, reusing dst
