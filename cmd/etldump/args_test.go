@@ -122,8 +122,8 @@ func TestHelp(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Empty(t, errs)
 	for _, flag := range []string{"--level", "--any", "--all", "--ignore-keyword0", "--provider", "--group", "--disallow",
-		"--id", "--exclude-id", "--event-name", "--pid", "--opcode", "--from", "--to", "--order", "--window",
-		"--format", "-o, --output", "--header", "--stats", "--count", "--progress"} {
+		"--id", "--exclude-id", "--event-name", "--exclude-event-name", "--pid", "--opcode", "--from", "--to", "--order", "--window",
+		"--format", "-o, --output", "--header", "--stats", "--count", "--activities", "--progress", "-h, --help"} {
 		assert.Contains(t, out, flag)
 	}
 }

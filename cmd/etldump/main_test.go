@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,14 +37,17 @@ func TestJSONLOneObjectPerRecord(t *testing.T) {
 	assert.EqualValues(t, 6412, first["ProcessId"])
 	assert.EqualValues(t, 3240, first["ThreadId"])
 	assert.EqualValues(t, 1944427877538, first["RawTimeStamp"])
+	eventHeaders := 0
 	for _, l := range lines {
 		var m map[string]any
 		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
 		if m["HeaderType"] == "EVENT_HEADER64" {
+			eventHeaders++
 			assert.Regexp(t, `^0x[0-9a-f]{16}$`, m["Keyword"])
 			assert.Contains(t, m, "Id")
 		}
 	}
+	assert.Equal(t, 10, eventHeaders, "the trace's EVENT_HEADER records")
 }
 
 func TestUnreadableFileIsOneLineAndExit2(t *testing.T) {
@@ -58,6 +63,30 @@ func TestMissingFile(t *testing.T) {
 	_, errs, code := runCmd(t, "no-such-file.etl")
 	assert.Equal(t, 2, code)
 	assert.Equal(t, "etldump: no-such-file.etl: offset 0x0: no such file or directory\n", errs)
+}
+
+func TestOutputFile(t *testing.T) {
+	const trace = "../../testdata/etl/manifest64.etl"
+	want, _, code := runCmd(t, "--format", "jsonl", trace)
+	require.Equal(t, 0, code)
+	require.NotEmpty(t, want)
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	out, errs, code := runCmd(t, "--format", "jsonl", "-o", path, trace)
+	require.Equal(t, 0, code, errs)
+	assert.Empty(t, out, "with -o nothing goes to standard output")
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, want, string(got))
+
+	bad := filepath.Join(t.TempDir(), "no", "such.jsonl")
+	out, errs, code = runCmd(t, "-o", bad, trace)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Equal(t, "etldump: -o "+bad+": no such file or directory\n", errs)
+
+	_, errs, code = runCmd(t, "--count")
+	assert.Equal(t, 2, code)
+	assert.True(t, strings.HasPrefix(errs, "etldump: no input file"), errs)
 }
 
 // pipeWriter takes n bytes and then fails as a pipe whose reader has gone.
