@@ -439,73 +439,94 @@ func TestRoundTripStreams(t *testing.T) {
 	}
 }
 
+// goldenTrace returns the golden trace of that name, failing the test when
+// there is none.
+func goldenTrace(t *testing.T, name string) etltest.GoldenTrace {
+	t.Helper()
+	for _, g := range etltest.GoldenTraces() {
+		if g.Name == name {
+			return g
+		}
+	}
+	t.Fatalf("no golden trace %s", name)
+	return etltest.GoldenTrace{}
+}
+
 // TestRoundTripTraceLogging parses each schema of tracelogging.etl back and
 // decodes its payload without error or trailing bytes.
 func TestRoundTripTraceLogging(t *testing.T) {
-	for _, g := range etltest.GoldenTraces() {
-		if g.Name != "tracelogging.etl" {
-			continue
-		}
-		out, _, err := g.Build()
-		require.NoError(t, err)
-		_, recs, errs := readAll(t, out)
-		require.Empty(t, errs)
-		require.Len(t, recs, 19)
-		names := []string{"TestEvent", "Scalars", "Arrays", "Nested", "Tagged", "Tags1234567", "Wow64Pointer", "NoFields", "Custom"}
-		for i, rec := range recs[1:] {
-			it, ok := rec.Extended(record.ExtEventSchemaTL)
-			require.True(t, ok)
-			sch, err := tracelogging.ParseSchema(it.Data)
-			require.NoError(t, err)
-			assert.Equal(t, names[i%9], sch.Name)
-			vals, err := sch.Decode(rec.UserData, rec.PointerSize(), nil)
-			if sch.Name == "Custom" {
-				// A custom-serialized field cannot be decoded; what matters
-				// is that the fields before it are.
-				continue
-			}
-			require.NoError(t, err, sch.Name)
-			switch sch.Name {
-			case "TestEvent":
-				a, ok := tracelogging.Lookup(vals, "a")
-				require.True(t, ok)
-				b, _ := a.Member("b")
-				c, _ := a.Member("c")
-				assert.Equal(t, "Hello", b.Str())
-				assert.Equal(t, "World!", c.Str())
-			case "Tagged":
-				assert.Equal(t, uint32(0x0FE00000), sch.Tags)
-				require.Len(t, sch.Fields, 3)
-				assert.Equal(t, []uint32{1, 0x0ABCDEF, 0x0FE00000}, []uint32{sch.Fields[0].Tags, sch.Fields[1].Tags, sch.Fields[2].Tags})
-			case "Tags1234567":
-				assert.Equal(t, uint32(0x1234567), sch.Tags)
-			case "Arrays":
-				pts, ok := tracelogging.Lookup(vals, "points")
-				require.True(t, ok)
-				require.Len(t, pts.Elems(), 2)
-				lbl, _ := pts.Elems()[1].Member("label")
-				assert.Equal(t, "right", lbl.Str())
-				fixed, _ := tracelogging.Lookup(vals, "fixed")
-				require.Len(t, fixed.Elems(), 3)
-				assert.Equal(t, uint64(3), fixed.Elems()[2].Uint())
-			case "Scalars":
-				v, _ := tracelogging.Lookup(vals, "ustr")
-				assert.Equal(t, "wide ✓", v.Str())
-				v, _ = tracelogging.Lookup(vals, "i64")
-				assert.Equal(t, int64(-64), v.Int())
-				v, _ = tracelogging.Lookup(vals, "tid")
-				assert.Equal(t, uint64(0x2001), v.Uint())
-			case "Wow64Pointer":
-				assert.Equal(t, 4, rec.PointerSize())
-				v, _ := tracelogging.Lookup(vals, "n")
-				assert.Equal(t, uint64(7), v.Uint())
-			}
-		}
-		tr, ok := recs[1].Extended(record.ExtProviderTraits)
+	out, _, err := goldenTrace(t, "tracelogging.etl").Build()
+	require.NoError(t, err)
+	_, recs, errs := readAll(t, out)
+	require.Empty(t, errs)
+	require.Len(t, recs, 19)
+	names := []string{"TestEvent", "Scalars", "Arrays", "Nested", "Tagged", "Tags1234567", "Wow64Pointer", "NoFields", "Custom"}
+	for i, rec := range recs[1:] {
+		it, ok := rec.Extended(record.ExtEventSchemaTL)
 		require.True(t, ok)
-		assert.Equal(t, etltest.ProviderTraits("Etlkit.Test.Provider", etltest.GroupTrait(uuid.MustParse("4f50731a-89cf-4782-b3e0-dce8c90476ba")),
-			etltest.DecodeGUIDTrait(uuid.MustParse("b3a0f1c2-d4e5-4f60-8172-839405a6b7c8")), etltest.Trait{Type: 0x7E, Data: []byte{1, 2, 3}}), tr.Data)
+		sch, err := tracelogging.ParseSchema(it.Data)
+		require.NoError(t, err)
+		assert.Equal(t, names[i%9], sch.Name)
+		vals, err := sch.Decode(rec.UserData, rec.PointerSize(), nil)
+		require.NoError(t, err, sch.Name)
+		require.Len(t, vals, len(sch.Fields), sch.Name)
+		switch sch.Name {
+		case "TestEvent":
+			a, ok := tracelogging.Lookup(vals, "a")
+			require.True(t, ok)
+			b, _ := a.Member("b")
+			c, _ := a.Member("c")
+			assert.Equal(t, "Hello", b.Str())
+			assert.Equal(t, "World!", c.Str())
+		case "Tagged":
+			assert.Equal(t, uint32(0x0FE00000), sch.Tags)
+			require.Len(t, sch.Fields, 3)
+			assert.Equal(t, []uint32{1, 0x0ABCDEF, 0x0FE00000}, []uint32{sch.Fields[0].Tags, sch.Fields[1].Tags, sch.Fields[2].Tags})
+		case "Tags1234567":
+			assert.Equal(t, uint32(0x1234567), sch.Tags)
+		case "Arrays":
+			pts, ok := tracelogging.Lookup(vals, "points")
+			require.True(t, ok)
+			require.Len(t, pts.Elems(), 2)
+			lbl, _ := pts.Elems()[1].Member("label")
+			assert.Equal(t, "right", lbl.Str())
+			fixed, _ := tracelogging.Lookup(vals, "fixed")
+			require.Len(t, fixed.Elems(), 3)
+			assert.Equal(t, uint64(3), fixed.Elems()[2].Uint())
+		case "Scalars":
+			v, _ := tracelogging.Lookup(vals, "ustr")
+			assert.Equal(t, "wide ✓", v.Str())
+			v, _ = tracelogging.Lookup(vals, "i64")
+			assert.Equal(t, int64(-64), v.Int())
+			v, _ = tracelogging.Lookup(vals, "tid")
+			assert.Equal(t, uint64(0x2001), v.Uint())
+		case "Wow64Pointer":
+			assert.Equal(t, 4, rec.PointerSize())
+			v, _ := tracelogging.Lookup(vals, "n")
+			assert.Equal(t, uint64(7), v.Uint())
+		case "Nested":
+			outer, _ := tracelogging.Lookup(vals, "outer")
+			inner, _ := outer.Member("inner")
+			deep, _ := inner.Member("b")
+			assert.Equal(t, "deep", deep.Str())
+			after, _ := outer.Member("after")
+			assert.Equal(t, int64(-2), after.Int())
+		case "Custom":
+			// The custom-serialized field comes back as its opaque bytes.
+			before, _ := tracelogging.Lookup(vals, "before")
+			assert.Equal(t, uint64(3), before.Uint())
+			blob, _ := tracelogging.Lookup(vals, "blob")
+			assert.Equal(t, []byte{0x08, 0x96, 0x01, 0x00}, blob.Bytes())
+			assert.Equal(t, []byte("proto:Msg"), sch.Fields[1].CustomSchema)
+		}
 	}
+	tr, ok := recs[1].Extended(record.ExtProviderTraits)
+	require.True(t, ok)
+	assert.Equal(t, etltest.ProviderTraits("Etlkit.Test.Provider", etltest.GroupTrait(uuid.MustParse("4f50731a-89cf-4782-b3e0-dce8c90476ba")),
+		etltest.DecodeGUIDTrait(uuid.MustParse("b3a0f1c2-d4e5-4f60-8172-839405a6b7c8")), etltest.Trait{Type: 0x7E, Data: []byte{1, 2, 3}}), tr.Data)
+	tr, ok = recs[10].Extended(record.ExtProviderTraits)
+	require.True(t, ok)
+	assert.Equal(t, etltest.ProviderTraits("MySource"), tr.Data)
 }
 
 // TestRoundTripGolden reads every committed trace and checks the reader's
