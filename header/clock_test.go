@@ -18,6 +18,8 @@ func TestFileTimeRoundTrip(t *testing.T) {
 	assert.Equal(t, start, header.TimeToFileTime(tm))
 	assert.Equal(t, time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC), header.FileTimeToTime(0))
 	assert.Equal(t, time.Date(1600, 12, 31, 23, 59, 59, 999999900, time.UTC), header.FileTimeToTime(-1))
+	assert.Equal(t, time.Date(1600, 12, 31, 23, 59, 58, 999999900, time.UTC), header.FileTimeToTime(-10_000_001))
+	assert.Equal(t, time.Date(1600, 12, 31, 23, 59, 59, 0, time.UTC), header.FileTimeToTime(-10_000_000))
 	assert.Equal(t, time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), header.FileTimeToTime(header.FileTimeEpochDelta))
 }
 

@@ -221,14 +221,9 @@ func FileTimeToTime(ft int64) time.Time {
 		u := uint64(ft)
 		return time.Unix(int64(u/10_000_000)-FileTimeEpochDelta/10_000_000, int64(u%10_000_000)*100).UTC()
 	}
-	// Split before scaling so that no value overflows int64 nanoseconds.
-	sec := ft / 10_000_000
-	rem := ft % 10_000_000
-	if rem < 0 {
-		sec--
-		rem += 10_000_000
-	}
-	return time.Unix(sec-FileTimeEpochDelta/10_000_000, rem*100).UTC()
+	// Split before scaling so that no value overflows int64 nanoseconds;
+	// time.Unix brings the negative remainder into range.
+	return time.Unix(ft/10_000_000-FileTimeEpochDelta/10_000_000, ft%10_000_000*100).UTC()
 }
 
 // TimeToFileTime converts a time to a FILETIME, truncating below 100 ns.
