@@ -51,7 +51,8 @@ func FuzzRecordHeaders(f *testing.F) {
 }
 
 // FuzzLogfileHeader decodes both forms of TRACE_LOGFILE_HEADER and builds a
-// clock from the result, converting a few timestamps.
+// clock from the result, converting a few timestamps: the anchor maps to
+// StartTime, and a FILETIME survives the trip through time.Time.
 func FuzzLogfileHeader(f *testing.F) {
 	for _, r := range seeds.Records(2) {
 		if len(r) > 0x20 && (r[2] == 1 || r[2] == 2) && r[6] == 0 && r[7] == 0 {
@@ -65,8 +66,14 @@ func FuzzLogfileHeader(f *testing.F) {
 			return
 		}
 		c := header.NewClock(&h, ts)
+		if got := c.FileTime(ts); got != h.StartTime {
+			t.Fatalf("anchor %d maps to %d, not StartTime %d", ts, got, h.StartTime)
+		}
 		for _, raw := range []int64{ts, ts + 1, ts - 1, 0, -1 << 63, 1<<63 - 1} {
 			c.UTC(raw)
+		}
+		if got := header.TimeToFileTime(header.FileTimeToTime(ts)); got != ts {
+			t.Fatalf("FILETIME %d comes back as %d", ts, got)
 		}
 	})
 }
