@@ -397,6 +397,36 @@ func TestEventsLostBuffers(t *testing.T) {
 	assert.Equal(t, len(readModes), obs.bufferLost)
 }
 
+// TestProcessorIndexBuffers: a buffer that stores a 16-bit processor
+// index gives its records that processor and the PROCESSOR_INDEX flag. The
+// records Sorted holds in its window are decoded again when released, and
+// must come out with both, like those delivered at once.
+func TestProcessorIndexBuffers(t *testing.T) {
+	s := session()
+	data := build(t, s, nil,
+		buf{etltest.Buffer{CPU: 300, SequenceNumber: 1, ProcIndex: true}, []etltest.Record{ev(1, base+10), ev(3, base+30), ev(2, base+20)}},
+		buf{cpu(1, 2), []etltest.Record{ev(11, base+15), ev(12, base+25)}},
+	)
+	src := source(data, s)
+	for _, c := range []struct {
+		mode order.Mode
+		want []uint64
+	}{
+		{order.Ordered, []uint64{1, 11, 12, 3, 2}},
+		{order.Sorted, []uint64{1, 11, 2, 12, 3}},
+	} {
+		got, _ := check(t, order.Options{Mode: c.mode}, src)
+		assert.Equal(t, c.want, tags(got), c.mode)
+		for _, o := range got[1:] {
+			if o.tag < 10 {
+				assert.Equal(t, out{tag: o.tag, cpu: 300, procIdx: true}, out{tag: o.tag, cpu: o.cpu, procIdx: o.procIdx}, c.mode)
+			} else {
+				assert.Equal(t, out{tag: o.tag, cpu: 1}, out{tag: o.tag, cpu: o.cpu, procIdx: o.procIdx}, c.mode)
+			}
+		}
+	}
+}
+
 // counter is an Observer that counts.
 type counter struct {
 	scanned, scanErrs, loaded, loadErrs, recordErrs, cut int

@@ -84,7 +84,9 @@ type out struct {
 	buffer int // buffer index in file order
 	offset int // position in the buffer
 	src    int
-	err    error
+	// procIdx: the record carries EVENT_HEADER_FLAG_PROCESSOR_INDEX.
+	procIdx bool
+	err     error
 }
 
 func (o out) String() string {
@@ -103,7 +105,8 @@ func collect(t testing.TB, opts order.Options, srcs ...order.Source) ([]out, *or
 			got = append(got, out{err: err, src: m.Source()})
 			continue
 		}
-		o := out{ft: header.TimeToFileTime(rec.TimeStamp), cpu: rec.ProcessorNumber, buffer: rec.BufferIndex, offset: rec.BufferOffset, src: m.Source()}
+		o := out{ft: header.TimeToFileTime(rec.TimeStamp), cpu: rec.ProcessorNumber, buffer: rec.BufferIndex, offset: rec.BufferOffset, src: m.Source(),
+			procIdx: rec.Flags&header.FlagProcessorIndex != 0}
 		if rec.HookId == 0x0F2E && len(rec.UserData) == 8 {
 			o.tag = binary.LittleEndian.Uint64(rec.UserData)
 		}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime"
 
-	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 )
@@ -97,10 +96,7 @@ type stream struct {
 	// ring holds the slots read or being read, in stream order.
 	ring    []*slot
 	head, n int
-	// cursorProcIndex: cur carries a 16-bit processor index, which its
-	// records inherit (Sorted keeps it for the records it copies).
-	cursorProcIndex bool
-	rec             record.Record // a record of cur decoded when reached
+	rec     record.Record // a record of cur decoded when reached
 }
 
 // setup scans every source's buffer headers, forms the streams, sizes the
@@ -232,9 +228,6 @@ func (m *Merge) nextBuffer(s *stream) bool {
 		} else {
 			s.obs.Loaded(&sl.buf, nil)
 		}
-	}
-	if sl.err == nil {
-		s.cursorProcIndex = sl.buf.BufferFlag&buffer.FlagProcIndex != 0
 	}
 	return true
 }

@@ -1,6 +1,7 @@
 package order
 
 import (
+	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 )
@@ -248,7 +249,7 @@ func (m *Merge) hold(s *stream, yield func(*record.Record, error) bool) bool {
 		off:      int32(rec.BufferOffset),
 		sid:      int32(s.id),
 		cpu:      rec.ProcessorNumber,
-		procIdx:  s.cursorProcIndex,
+		procIdx:  b.BufferFlag&buffer.FlagProcIndex != 0,
 		compr:    b.Compressed(),
 		bufIndex: b.Index,
 		bufTS:    b.TimeStamp,
