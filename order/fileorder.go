@@ -31,11 +31,7 @@ func (m *Merge) fileOrder(yield func(*record.Record, error) bool) {
 				break
 			}
 			if obs != nil {
-				var span int64
-				if end := w.Offset(); end > start {
-					span = min(end, src.Size) - start
-				}
-				obs.Scanned(&b, span, err)
+				obs.Scanned(&b, span(w, start, src.Size), err)
 				if err == nil {
 					obs.Loaded(&b, nil)
 				}

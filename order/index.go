@@ -48,12 +48,8 @@ func scan(si int, src *Source) scanned {
 			}
 			break
 		}
-		var span int64
-		if end := w.Offset(); end > start {
-			span = min(end, src.Size) - start
-		}
 		if src.Observer != nil {
-			src.Observer.Scanned(&b, span, err)
+			src.Observer.Scanned(&b, span(w, start, src.Size), err)
 		}
 		if err != nil && b.BufferSize == 0 {
 			// No header was read, so the buffer belongs to no stream.
@@ -116,4 +112,13 @@ func scan(si int, src *Source) scanned {
 		s.locs = slices.Clip(s.locs)
 	}
 	return out
+}
+
+// span is the bytes of input the walker's last step covered, from start
+// to where it stopped, within the input's size.
+func span(w *buffer.Walker, start, size int64) int64 {
+	if end := w.Offset(); end > start {
+		return min(end, size) - start
+	}
+	return 0
 }
