@@ -64,11 +64,7 @@ func (s *slot) prepare(limit int) {
 	}
 	for len(s.recs) < limit {
 		n := len(s.recs)
-		if n < cap(s.recs) {
-			s.recs = s.recs[:n+1]
-		} else {
-			s.recs = append(s.recs, decoded{})
-		}
+		s.recs = s.recs[:n+1] // within the capacity made above
 		d := &s.recs[n]
 		ok, err := s.cursor.Next(&d.rec)
 		d.err, d.more = err, ok
