@@ -59,12 +59,6 @@ func TestAppendHelpers(t *testing.T) {
 	assert.Equal(t, "68fdd900-4a3e-11d1-84f4-0000f80464e3", string(appendGUID(nil, g)))
 	assert.Equal(t, "0x0000000000000005", string(appendHex16(nil, 5)))
 	assert.Equal(t, "0x8000000000000000", string(appendHex16(nil, 1<<63)))
-	for _, v := range []uint64{0, 9, 10, 99, 100, 101, 576, 999, 1000, 1944427877538, 1<<63 - 1, 1<<64 - 1} {
-		assert.Equal(t, strconv.FormatUint(v, 10), string(appendUint(nil, v)))
-	}
-	for _, v := range []int64{0, -1, -99, -100, 1944427877538, -1 << 63, 1<<63 - 1} {
-		assert.Equal(t, strconv.FormatInt(v, 10), string(appendInt(nil, v)))
-	}
 	assert.Equal(t, "00000000-0000-0000-0000-000000000000", string(appendGUID(nil, uuid.Nil)))
 	assert.Equal(t, "0x0", string(appendHexShort(nil, 0)))
 	assert.Equal(t, "0x400000", string(appendHexShort(nil, 0x400000)))
@@ -174,7 +168,7 @@ func TestAppendHexBytesEveryLength(t *testing.T) {
 func TestTimeCacheMatchesAppendTime(t *testing.T) {
 	var c timeCache
 	base := time.Date(2024, 1, 17, 21, 19, 59, 0, time.UTC)
-	for _, d := range []time.Duration{0, 100, 999_999_900, time.Second, time.Second + 100, 3 * time.Second, 24 * time.Hour, 24*time.Hour + 123_456_700} {
+	for _, d := range []time.Duration{0, 100, 1_234_500, 999_999_900, time.Second, time.Second + 100, 3 * time.Second, 24 * time.Hour, 24*time.Hour + 123_456_700} {
 		tm := base.Add(d)
 		assert.Equal(t, string(appendTime(nil, tm)), string(c.append([]byte("x"), tm))[1:], d)
 	}
@@ -191,14 +185,12 @@ func TestAppendGUIDMatchesUUIDString(t *testing.T) {
 }
 
 func TestNumberFormatting(t *testing.T) {
-	for _, v := range []uint64{0, 9, 10, 99, 100, 101, 999, 1000, 12345, 99999, 100000, 1<<32 - 1, 133500000000000000, 1<<63 - 1, 1<<64 - 1} {
+	for _, v := range []uint64{0, 9, 10, 99, 100, 101, 576, 999, 1000, 12345, 99999, 100000, 1<<32 - 1,
+		1944427877538, 133500000000000000, 1<<63 - 1, 1<<64 - 1} {
 		assert.Equal(t, "x"+strconv.FormatUint(v, 10), string(appendUint([]byte("x"), v)))
 		assert.Equal(t, fmt.Sprintf("x0x%016x", v), string(appendHex16([]byte("x"), v)))
 	}
-	assert.Equal(t, "-42", string(appendInt(nil, -42)))
-	var c timeCache
-	for _, ns := range []int{0, 100, 1_234_500, 999_999_900} {
-		tm := time.Date(2024, 1, 17, 21, 20, 0, ns, time.UTC)
-		assert.Equal(t, tm.Format("2006-01-02T15:04:05.0000000Z"), string(c.append(nil, tm)))
+	for _, v := range []int64{0, -1, -42, -99, -100, 1944427877538, -1 << 63, 1<<63 - 1} {
+		assert.Equal(t, "x"+strconv.FormatInt(v, 10), string(appendInt([]byte("x"), v)))
 	}
 }
