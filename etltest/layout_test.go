@@ -3,6 +3,7 @@ package etltest_test
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -288,10 +289,6 @@ func TestSystemCompactPerfInfoLayout(t *testing.T) {
 	assert.Equal(t, uint16(0x18), u16(r, 4))
 	assert.Equal(t, uint64(0x77), u64(r, 0x10))
 
-	_, _, err := etltest.Build(etltest.DefaultSession(), func(b *etltest.Builder) error {
-		return b.WriteBuffer(etltest.Buffer{}, &etltest.PerfInfo{PMC: make([]uint64, 8)})
-	})
-	assert.Error(t, err, "eight PMC counters do not fit the three Version bits")
 }
 
 func TestClassicLayout(t *testing.T) {
@@ -560,4 +557,56 @@ func TestDamageHelpers(t *testing.T) {
 	assert.Equal(t, uint32(4), u32(out, etltest.BuffersWrittenOffset), "the cut buffer counts, the zeros do not")
 	assert.Equal(t, map[string]int{"SYSTEM64": 5, "RAW": 1}, st.Records)
 	assert.Equal(t, map[string]int{"SYSTEM64": 3, "RAW": 1}, st.Damaged)
+}
+
+// TestBuilderErrors checks that what the builder cannot write is an error
+// that names the problem, not a malformed trace.
+func TestBuilderErrors(t *testing.T) {
+	small := etltest.DefaultSession()
+	small.BufferSize = 0x200
+	cutHeader := etltest.DefaultSession()
+	cutHeader.HeaderBuffer = &etltest.Buffer{Compress: true}
+	for _, tc := range []struct {
+		name    string
+		session etltest.Session
+		build   func(b *etltest.Builder) error
+		want    string
+	}{
+		{"eight PMC counters", small, func(b *etltest.Builder) error {
+			return b.WriteBuffer(etltest.Buffer{}, &etltest.PerfInfo{PMC: make([]uint64, 8)})
+		}, "8 PMC counters"},
+		{"record over 0xFFFF bytes", etltest.DefaultSession(), func(b *etltest.Builder) error {
+			return b.WriteBuffer(etltest.Buffer{}, &etltest.System{Payload: make([]byte, 0x10000)})
+		}, "exceeds the 0xFFFF maximum"},
+		{"extended item too large", etltest.DefaultSession(), func(b *etltest.Builder) error {
+			return b.WriteBuffer(etltest.Buffer{}, &etltest.Event{Ext: []etltest.ExtItem{{Type: 1, Data: make([]byte, 0xFFF8)}}})
+		}, "extended item"},
+		{"records beyond the buffer", small, func(b *etltest.Builder) error {
+			return b.WriteBuffer(etltest.Buffer{}, &etltest.System{Payload: make([]byte, 0x100)}, &etltest.System{Payload: make([]byte, 0x100)})
+		}, "does not fit"},
+		{"record larger than a stream's buffer", small, func(b *etltest.Builder) error {
+			b.CPU(0).Add(&etltest.System{Payload: make([]byte, 0x200)})
+			return b.Err()
+		}, "does not fit"},
+		{"processor above 255 without PROC_INDEX", small, func(b *etltest.Builder) error {
+			return b.WriteBuffer(etltest.Buffer{CPU: 256})
+		}, "needs ProcIndex"},
+		{"header record after the header buffer", small, func(b *etltest.Builder) error {
+			if err := b.WriteBuffer(etltest.Buffer{}); err != nil {
+				return err
+			}
+			return b.AddToHeader(&etltest.System{})
+		}, "already written"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := etltest.Build(tc.session, tc.build)
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+
+	_, err := etltest.NewBuilder(io.Discard, cutHeader)
+	assert.ErrorContains(t, err, "needs an explicit Session.BuffersWritten")
+	small.BufferSize = 0x60
+	_, err = etltest.NewBuilder(io.Discard, small)
+	assert.ErrorContains(t, err, "too small")
 }
