@@ -43,7 +43,9 @@ func FuzzRecordHeaders(f *testing.F) {
 		if h, err := header.ParseEventTraceHeader(b); err == nil && h.DataOffset > len(b) {
 			t.Fatalf("classic data offset %d outside %d bytes", h.DataOffset, len(b))
 		}
-		header.ParseEventHeader(b)
+		if _, err := header.ParseEventHeader(b); (err == nil) != (len(b) >= header.EventHeaderSize) {
+			t.Fatalf("EVENT_HEADER of %d bytes: error %v", len(b), err)
+		}
 		if m, err := header.ParseMessage(b); err == nil && m.DataOffset > len(b) {
 			t.Fatalf("message data offset %d outside %d bytes", m.DataOffset, len(b))
 		}
