@@ -2,12 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/etlkit/etlkit/header"
-	"github.com/etlkit/etlkit/record"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/record"
 )
 
 // progress draws a one-line bar on standard error during long runs: bytes
