@@ -2,6 +2,8 @@ package record_test
 
 import (
 	"encoding/binary"
+	"encoding/hex"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -15,10 +17,11 @@ import (
 )
 
 func TestKernelEventNames(t *testing.T) {
-	cases := []struct {
+	type kernelEvent struct {
 		group, opcode uint8
 		want          string
-	}{
+	}
+	named := []kernelEvent{
 		{0x00, 0x00, "EventTrace"},
 		{0x00, 0x05, "EventTrace/Extension"},
 		{0x00, 0x08, "EventTrace/RundownComplete"},
@@ -53,21 +56,20 @@ func TestKernelEventNames(t *testing.T) {
 		{0x18, 32, "StackWalk/Stack"},
 		{0x18, 38, "StackWalk/StackKeyUser"},
 	}
-	for _, c := range cases {
-		assert.Equal(t, c.want, record.KernelEventName(c.group, c.opcode), "%#x/%d", c.group, c.opcode)
-		assert.Equal(t, c.want, string(record.AppendKernelEventName(nil, c.group, c.opcode)))
-	}
-	for _, c := range []struct {
-		group, opcode uint8
-		want          string
-	}{
+	// Opcodes without a name, and the fallback text.
+	unnamed := []kernelEvent{
 		{0x0B, 37, "SystemConfig/Opcode(37)"},
 		{0x03, 200, "Process/Opcode(200)"},
 		{0x1A, 33, "Alpc/Opcode(33)"},
 		{0x2F, 1, "Group(0x2F)/Opcode(1)"},
 		{0xFF, 255, "Group(0xFF)/Opcode(255)"},
-	} {
-		assert.Equal(t, "", record.KernelEventName(c.group, c.opcode))
+	}
+	for _, c := range named {
+		assert.Equal(t, c.want, record.KernelEventName(c.group, c.opcode), "%#x/%d", c.group, c.opcode)
+		assert.Equal(t, c.want, string(record.AppendKernelEventName(nil, c.group, c.opcode)))
+	}
+	for _, c := range unnamed {
+		assert.Equal(t, "", record.KernelEventName(c.group, c.opcode), "%#x/%d", c.group, c.opcode)
 		assert.Equal(t, c.want, string(record.AppendKernelEventName(nil, c.group, c.opcode)))
 	}
 	buf := make([]byte, 0, 64)
@@ -172,28 +174,10 @@ func kernelRecord(t testing.TB, hook uint16, payload []byte) *record.Record {
 	return &r
 }
 
+// hexPayload decodes hex digits, with spaces between groups for reading.
 func hexPayload(t testing.TB, s string) []byte {
-	var b []byte
-	for i := 0; i+1 < len(s); {
-		if s[i] == ' ' {
-			i++
-			continue
-		}
-		var v byte
-		for _, c := range s[i : i+2] {
-			v <<= 4
-			switch {
-			case c >= '0' && c <= '9':
-				v |= byte(c - '0')
-			case c >= 'a' && c <= 'f':
-				v |= byte(c - 'a' + 10)
-			default:
-				t.Fatalf("bad hex %q", s)
-			}
-		}
-		b = append(b, v)
-		i += 2
-	}
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	require.NoError(t, err)
 	return b
 }
 

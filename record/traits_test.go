@@ -205,12 +205,15 @@ func TestTraitsCacheBounded(t *testing.T) {
 		pt, err := c.Lookup(traitsBlob(name))
 		require.NoError(t, err)
 		require.Equal(t, name, pt.Name)
+		require.LessOrEqual(t, record.TraitsCacheLen(&c), record.TraitsCacheEntries)
 	}
-	// 3000 distinct blobs went in; the cache kept at most its bound and
+	// 3000 distinct blobs went in; the cache is full, keeps its bound and
 	// still answers.
+	assert.Equal(t, record.TraitsCacheEntries, record.TraitsCacheLen(&c))
 	pt, err := c.Lookup(traitsBlob("Aa0"))
 	require.NoError(t, err)
 	assert.Equal(t, "Aa0", pt.Name)
+	assert.Equal(t, record.TraitsCacheEntries, record.TraitsCacheLen(&c))
 }
 
 func FuzzProviderTraits(f *testing.F) {
