@@ -27,6 +27,7 @@
 package activity
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 	"strconv"
@@ -461,10 +462,8 @@ func compare(a, b *Activity) int {
 	if c := a.Start.Compare(b.Start); c != 0 {
 		return c
 	}
-	for i := range a.Id {
-		if c := cmp.Compare(a.Id[i], b.Id[i]); c != 0 {
-			return c
-		}
+	if c := bytes.Compare(a.Id[:], b.Id[:]); c != 0 {
+		return c
 	}
 	return cmp.Compare(a.seq, b.seq)
 }
