@@ -37,15 +37,14 @@ type BenchResult struct {
 	Records int64 // records, the logfile header record included
 }
 
-var (
-	benchProviders = [4]uuid.UUID{
-		uuid.MustParse("22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716"),
-		uuid.MustParse("70eb4f03-c1de-4f73-a051-33d13d5413bd"),
-		uuid.MustParse("9e814aad-3204-11d2-9a82-006008a86939"),
-		uuid.MustParse("d1a4c2b7-55e0-5c3a-9c31-8f5d2a6b7e10"),
-	}
-	benchActivity = uuid.MustParse("00000001-0002-0003-0405-060708090a0b")
-)
+// benchProviders are the providers of the benchmark trace's events: those
+// of the golden traces, and one more.
+var benchProviders = [4]uuid.UUID{
+	guidManifest,
+	guidManifest2,
+	uuid.MustParse("9e814aad-3204-11d2-9a82-006008a86939"),
+	guidTLProvider,
+}
 
 // WriteBenchmarkTrace writes a trace of about size bytes (whole buffers,
 // at least two) to w, with records spread round-robin over cpus processors.
@@ -115,14 +114,14 @@ func WriteBenchmarkTrace(w io.Writer, size int64, cpus int, opts ...BenchOption)
 		sys    System
 		pi     PerfInfo
 		stack  = ExtStackTrace64(0, 0xFFFFF800_00100000, 0xFFFFF800_00200000, 0x7FF6_0000_3000, 0x7FF6_0000_4000)
-		rel    = ExtRelatedActivityID(benchActivity)
+		rel    = ExtRelatedActivityID(guidActivity)
 		ext    [1]ExtItem
 		pmc    [2]uint64
 		ts     = s.HeaderTimeStamp
 		count  = int64(1)
 		target = data
 	)
-	ev.ActivityId = benchActivity
+	ev.ActivityId = guidActivity
 	for i := 0; ; i++ {
 		// Every open buffer will be flushed at Close, so stop when those
 		// and the ones already written make the announced count.
