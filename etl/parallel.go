@@ -97,7 +97,12 @@ func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
 	if slots == nil {
 		slots = new([parallelSlots]readSlot)
 		for i := range slots {
+			// Arrays at their full size from the start: grown on demand,
+			// they would allocate in whichever later pass first gives a
+			// slot a fuller buffer.
 			slots[i].ready = make(chan struct{}, 1)
+			slots[i].recs = make([]record.Record, maxPredecoded)
+			slots[i].steps = make([]decodeStep, 0, maxPredecoded)
 		}
 	}
 	defer r.ring.Store(slots)
@@ -279,9 +284,6 @@ func (r *Reader) predecode(s *readSlot) {
 			return
 		}
 		i := len(s.steps)
-		if i == len(s.recs) {
-			s.recs = append(s.recs, record.Record{})
-		}
 		ok, err := s.cur.Next(&s.recs[i])
 		if err == nil && !ok {
 			return

@@ -305,7 +305,10 @@ func (r *Reader) SetParallel(on bool) { r.serial = !on }
 // inside a buffer as written. The logfile-header record comes first. The
 // *record.Record and its byte slices are valid until the next step (see
 // Record.Clone). A damaged buffer or record yields a nil record and a
-// *FormatError, and the iteration goes on with what follows.
+// *FormatError, and the iteration goes on with what follows. A last
+// buffer cut short by the end of the file is not an error of the
+// iteration: its complete records are delivered, and Stats (Truncated,
+// Errors) reports the cut.
 //
 // It is the leanest pass. On a large file a second goroutine reads and
 // decodes buffers ahead of the loop (see SetParallel); memory stays bounded
