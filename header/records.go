@@ -3,6 +3,7 @@ package header
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/google/uuid"
 
@@ -283,17 +284,23 @@ func ParseEventHeader(b []byte) (EventHeader, error) {
 
 // ParseEventDescriptor decodes a 16-byte EVENT_DESCRIPTOR.
 func ParseEventDescriptor(b []byte) EventDescriptor {
+	var d EventDescriptor
+	ReadEventDescriptor(&d, b)
+	return d
+}
+
+// ReadEventDescriptor is ParseEventDescriptor writing into dst, field by
+// field, for the reason given at ReadGUID.
+func ReadEventDescriptor(dst *EventDescriptor, b []byte) {
 	_ = b[15]
 	le := binary.LittleEndian
-	return EventDescriptor{
-		Id:      le.Uint16(b),
-		Version: b[2],
-		Channel: b[3],
-		Level:   b[4],
-		Opcode:  b[5],
-		Task:    le.Uint16(b[6:]),
-		Keyword: le.Uint64(b[8:]),
-	}
+	dst.Id = le.Uint16(b)
+	dst.Version = b[2]
+	dst.Channel = b[3]
+	dst.Level = b[4]
+	dst.Opcode = b[5]
+	dst.Task = le.Uint16(b[6:])
+	dst.Keyword = le.Uint64(b[8:])
 }
 
 // ParseMessage decodes a WPP MESSAGE_TRACE_HEADER and its optional items.
@@ -358,11 +365,21 @@ func ParseMessage(b []byte) (Message, error) {
 // GUID reads a Windows GUID (u32, u16, u16 little-endian, then 8 bytes as
 // they are) from the first 16 bytes of b.
 func GUID(b []byte) uuid.UUID {
-	_ = b[15]
 	var u uuid.UUID
-	binary.BigEndian.PutUint32(u[0:], binary.LittleEndian.Uint32(b))
-	binary.BigEndian.PutUint16(u[4:], binary.LittleEndian.Uint16(b[4:]))
-	binary.BigEndian.PutUint16(u[6:], binary.LittleEndian.Uint16(b[6:]))
-	binary.LittleEndian.PutUint64(u[8:], binary.LittleEndian.Uint64(b[8:]))
+	ReadGUID(&u, b)
 	return u
+}
+
+// ReadGUID is GUID writing into dst. The hot path uses it so that the GUID
+// goes into the record in two 8-byte stores: a value built piece by piece
+// and then copied whole is reloaded before its stores have reached the
+// cache, which stalls the processor for each record.
+func ReadGUID(dst *uuid.UUID, b []byte) {
+	_ = b[15]
+	le := binary.LittleEndian
+	first := uint64(bits.ReverseBytes32(le.Uint32(b))) |
+		uint64(bits.ReverseBytes16(le.Uint16(b[4:])))<<32 |
+		uint64(bits.ReverseBytes16(le.Uint16(b[6:])))<<48
+	le.PutUint64(dst[0:], first)
+	le.PutUint64(dst[8:], le.Uint64(b[8:]))
 }

@@ -54,11 +54,11 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		r.EventProperty = le.Uint16(b[6:])
 		r.ThreadId, r.ProcessId, r.HasThreadProcess = le.Uint32(b[8:]), le.Uint32(b[0xC:]), true
 		r.RawTimeStamp = int64(le.Uint64(b[0x10:]))
-		r.ProviderId = header.GUID(b[0x18:])
-		r.EventDescriptor = header.ParseEventDescriptor(b[0x28:])
+		header.ReadGUID(&r.ProviderId, b[0x18:])
+		header.ReadEventDescriptor(&r.EventDescriptor, b[0x28:])
 		r.HookId = 0
 		r.KernelTime, r.UserTime, r.HasCPUTime = le.Uint32(b[0x38:]), le.Uint32(b[0x3C:]), true
-		r.ActivityId = header.GUID(b[0x40:])
+		header.ReadGUID(&r.ActivityId, b[0x40:])
 		r.PEBSIndex, r.HasPEBS, r.pmcRaw = 0, false, nil
 		r.UserData = b[pos:]
 	case header.TypeSystem64, header.TypeSystem32, header.TypePerfInfo64, header.TypePerfInfo32,
@@ -83,7 +83,10 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		hook := le.Uint16(b[6:])
 		c.ctx.place(r, typ, b, at)
 		r.setCommon(c.ctx.flags(typ), KernelGroupGUID(uint8(hook>>8), uint8(hook)),
-			header.EventDescriptor{Opcode: uint8(hook), Version: uint8(version)}, hook, 0)
+			header.EventDescriptor{}, hook, 0)
+		// Set apart from the zeroed descriptor, for the reason given at
+		// header.ReadGUID.
+		r.EventDescriptor.Opcode, r.EventDescriptor.Version = uint8(hook), uint8(version)
 		if fixed == header.PerfInfoHeaderSize {
 			r.RawTimeStamp = int64(le.Uint64(b[8:]))
 			r.ThreadId, r.ProcessId, r.HasThreadProcess = 0, 0, false
