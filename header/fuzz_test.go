@@ -72,7 +72,9 @@ func FuzzLogfileHeader(f *testing.F) {
 			t.Fatalf("anchor %d maps to %d, not StartTime %d", ts, got, h.StartTime)
 		}
 		for _, raw := range []int64{ts, ts + 1, ts - 1, 0, -1 << 63, 1<<63 - 1} {
-			c.UTC(raw)
+			if got, want := c.UTC(raw), header.FileTimeToTime(c.FileTime(raw)); got != want {
+				t.Fatalf("raw %d: UTC gives %v, FileTime %v", raw, got, want)
+			}
 		}
 		if got := header.TimeToFileTime(header.FileTimeToTime(ts)); got != ts {
 			t.Fatalf("FILETIME %d comes back as %d", ts, got)
