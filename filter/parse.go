@@ -69,6 +69,10 @@ func ParseProviderSpec(s string) (ProviderSpec, error) {
 		return ProviderSpec{}, fmt.Errorf("provider %q: no provider name or GUID", s)
 	}
 	if id, ok := parseGUID(name); ok {
+		if id == uuid.Nil {
+			// No provider has it, and ProviderSpec reads it as "no GUID".
+			return ProviderSpec{}, fmt.Errorf("provider %q: the all-zero GUID names no provider", s)
+		}
 		p.ID = id
 	} else {
 		p.Name = name

@@ -74,7 +74,8 @@ func TestParseProviderSpec(t *testing.T) {
 			t.Errorf("ParseProviderSpec(%q) = %+v, want %+v", c.in, got, c.want)
 		}
 	}
-	for _, in := range []string{"", ":0x5", "Contoso:zz", "Contoso:0x5:loud", "Contoso:1:2:x", "Contoso:1:2:3:4"} {
+	for _, in := range []string{"", ":0x5", "Contoso:zz", "Contoso:0x5:loud", "Contoso:1:2:x", "Contoso:1:2:3:4",
+		"00000000-0000-0000-0000-000000000000", "{00000000-0000-0000-0000-000000000000}:0x5"} {
 		if got, err := ParseProviderSpec(in); err == nil {
 			t.Errorf("ParseProviderSpec(%q) = %+v, want an error", in, got)
 		}
