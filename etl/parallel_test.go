@@ -38,7 +38,7 @@ import (
 // forceParallel makes Records take the two-goroutine path whatever the
 // trace's size, for the rest of the test, and counts how often Records
 // asked, so that a test can tell the parallel path really ran.
-func forceParallel(t *testing.T) *atomic.Int64 {
+func forceParallel(t testing.TB) *atomic.Int64 {
 	t.Helper()
 	prev := useParallel
 	asked := new(atomic.Int64)
