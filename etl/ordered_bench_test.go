@@ -30,7 +30,7 @@ func benchPasses(b *testing.B, bytes int64, seq func() iter.Seq2[*record.Record,
 			if err != nil {
 				b.Fatal(err)
 			}
-			_ = rec.TimeStamp
+			_ = rec.TimeStamp()
 			records++
 		}
 	}

@@ -82,7 +82,7 @@ func recordDigest(r *record.Record) [32]byte {
 	b = append(b, byte(r.HeaderType))
 	b = append(b, r.ProviderId[:]...)
 	b = le.AppendUint16(b, r.EventDescriptor.Id)
-	b = le.AppendUint64(b, uint64(header.TimeToFileTime(r.TimeStamp)))
+	b = le.AppendUint64(b, uint64(header.TimeToFileTime(r.TimeStamp())))
 	b = le.AppendUint16(b, r.ProcessorNumber)
 	b = le.AppendUint32(b, r.ThreadId)
 	b = le.AppendUint32(b, r.ProcessId)
@@ -101,7 +101,7 @@ func readAll(t *testing.T, seq func(func(*record.Record, error) bool)) []deliver
 	var out []delivered
 	for r, err := range seq {
 		require.NoError(t, err)
-		out = append(out, delivered{place{r.BufferIndex, r.BufferOffset}, header.TimeToFileTime(r.TimeStamp), recordDigest(r)})
+		out = append(out, delivered{place{r.BufferIndex, r.BufferOffset}, header.TimeToFileTime(r.TimeStamp()), recordDigest(r)})
 	}
 	return out
 }
@@ -401,7 +401,7 @@ func TestOpenMany(t *testing.T) {
 	var origins []int
 	for r, err := range set.Events() {
 		require.NoError(t, err)
-		got = append(got, delivered{place{r.BufferIndex, r.BufferOffset}, header.TimeToFileTime(r.TimeStamp), recordDigest(r)})
+		got = append(got, delivered{place{r.BufferIndex, r.BufferOffset}, header.TimeToFileTime(r.TimeStamp()), recordDigest(r)})
 		origins = append(origins, set.Origin())
 	}
 	require.Len(t, got, 24)
@@ -474,7 +474,7 @@ func TestSetOfSyntheticClocks(t *testing.T) {
 		require.NoError(t, err)
 		if r.HookId == 0x0F2E {
 			tags = append(tags, r.UserData[0])
-			times = append(times, r.TimeStamp)
+			times = append(times, r.TimeStamp())
 		}
 	}
 	assert.Equal(t, []byte{1, 2, 3, 4}, tags)

@@ -93,7 +93,7 @@ func digest(t *testing.T, f *etl.File) string {
 	n := 0
 	for r, err := range f.Records() {
 		require.NoError(t, err)
-		fmt.Fprintf(h, "%v|%v|%v|%d|%d|%d|%x|", r.HeaderType, r.ProviderId, r.TimeStamp, r.ProcessorNumber, r.ThreadId, r.ProcessId, r.Raw)
+		fmt.Fprintf(h, "%v|%v|%v|%d|%d|%d|%x|", r.HeaderType, r.ProviderId, r.TimeStamp(), r.ProcessorNumber, r.ThreadId, r.ProcessId, r.Raw)
 		n++
 	}
 	return fmt.Sprintf("%d:%x", n, h.Sum(nil))
@@ -151,7 +151,7 @@ func TestRealTimeBackupFilesAreRead(t *testing.T) {
 		for r, err := range f.Records() {
 			require.NoError(t, err, c.name)
 			assert.Equal(t, header.TypeEventHeader64, r.HeaderType)
-			times = append(times, r.TimeStamp.Format("2006-01-02T15:04:05.0000000Z"))
+			times = append(times, r.TimeStamp().Format("2006-01-02T15:04:05.0000000Z"))
 			providers = append(providers, r.ProviderId.String())
 			if c.name == "rtbackup-rlfs-application.etl" {
 				it, ok := r.Extended(record.ExtSID)
@@ -304,7 +304,7 @@ func TestRelativeTimesMatchTraceEvent(t *testing.T) {
 			haveTimeCPU := map[key]bool{}
 			for r, err := range f.Records() {
 				require.NoError(t, err)
-				d := r.TimeStamp.Sub(start)
+				d := r.TimeStamp().Sub(start)
 				require.Zero(t, d%100, "times are whole 100 ns units")
 				pid, tid := int64(-1), int64(-1)
 				if r.HasThreadProcess {

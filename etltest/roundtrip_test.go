@@ -358,8 +358,8 @@ func TestRoundTripLogfileHeader(t *testing.T) {
 		assert.Equal(t, uint32(0x20), h.ProcessId)
 		require.Len(t, recs, 2)
 		// Three seconds and one tick of a 3 MHz clock: 3⅓ FILETIME units, rounded down.
-		assert.Equal(t, header.FileTimeToTime(s.StartTime+30_000_003), recs[1].TimeStamp)
-		assert.Equal(t, header.FileTimeToTime(s.StartTime), recs[0].TimeStamp)
+		assert.Equal(t, header.FileTimeToTime(s.StartTime+30_000_003), recs[1].TimeStamp())
+		assert.Equal(t, header.FileTimeToTime(s.StartTime), recs[0].TimeStamp())
 	}
 }
 

@@ -23,7 +23,7 @@ func benchRecords(n int) []*record.Record {
 		header.TypeEventHeader32, header.TypePerfInfo64, header.TypeSystem64, header.TypeFull64}
 	out := make([]*record.Record, n)
 	for i := range out {
-		out[i] = &record.Record{
+		out[i] = at(&record.Record{
 			HeaderType: types[g.r.IntN(len(types))],
 			ProviderId: provs[g.r.IntN(len(provs))],
 			EventDescriptor: header.EventDescriptor{
@@ -32,8 +32,7 @@ func benchRecords(n int) []*record.Record {
 			},
 			ProcessId:        uint32(4 + g.r.IntN(4)),
 			HasThreadProcess: g.r.IntN(8) != 0,
-			TimeStamp:        benchStart.Add(time.Duration(i) * time.Microsecond),
-		}
+		}, benchStart.Add(time.Duration(i)*time.Microsecond))
 	}
 	return out
 }

@@ -427,8 +427,11 @@ func (sc *scope) pass(r *record.Record, lk *Lookup) bool {
 			return false
 		}
 	}
-	if sc.hasFrom && r.TimeStamp.Before(sc.from) || sc.hasTo && !r.TimeStamp.Before(sc.to) {
-		return false
+	if sc.hasFrom || sc.hasTo {
+		ts := r.TimeStamp()
+		if sc.hasFrom && ts.Before(sc.from) || sc.hasTo && !ts.Before(sc.to) {
+			return false
+		}
 	}
 	return sc.names == nil || sc.names.pass(lk.EventName(r))
 }

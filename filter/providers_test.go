@@ -57,6 +57,16 @@ var (
 	kernelProcess = uuid.MustParse("3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c")
 )
 
+// fileTimeClock reads raw timestamps as FILETIMEs, so that a test record
+// is given a time with at(t).
+var fileTimeClock = header.NewClock(&header.LogfileHeader{ReservedFlags: header.ClockSystemTime}, 0)
+
+// at sets r's raw timestamp and clock so that its TimeStamp is t.
+func at(r *record.Record, t time.Time) *record.Record {
+	r.RawTimeStamp, r.Clock = header.TimeToFileTime(t), &fileTimeClock
+	return r
+}
+
 func stub() *stubTraits {
 	return &stubTraits{
 		names:  map[uuid.UUID]string{provA: "Contoso.Alpha", provB: "Contoso.Beta", provC: "Contoso.Gamma"},

@@ -191,7 +191,7 @@ func TestSamplesTimeSplit(t *testing.T) {
 		var stamps []time.Time
 		for r, err := range tf.Records() {
 			if err == nil {
-				stamps = append(stamps, r.TimeStamp)
+				stamps = append(stamps, r.TimeStamp())
 			}
 		}
 		tf.Close()

@@ -12,14 +12,13 @@ func TestScopeFilters(t *testing.T) {
 	st := stub()
 	start := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	base := func() *record.Record {
-		return &record.Record{
+		return at(&record.Record{
 			HeaderType:       header.TypeEventHeader64,
 			ProviderId:       provA,
 			EventDescriptor:  header.EventDescriptor{Id: 1, Version: 2, Channel: 16, Level: 4, Opcode: 1, Task: 300, Keyword: 0x1},
 			ProcessId:        1234,
 			HasThreadProcess: true,
-			TimeStamp:        start.Add(1500 * time.Millisecond),
-		}
+		}, start.Add(1500*time.Millisecond))
 	}
 	with := func(f func(r *record.Record)) *record.Record { r := base(); f(r); return r }
 	cases := []struct {

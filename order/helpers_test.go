@@ -105,7 +105,7 @@ func collect(t testing.TB, opts order.Options, srcs ...order.Source) ([]out, *or
 			got = append(got, out{err: err, src: m.Source()})
 			continue
 		}
-		o := out{ft: header.TimeToFileTime(rec.TimeStamp), cpu: rec.ProcessorNumber, buffer: rec.BufferIndex, offset: rec.BufferOffset, src: m.Source(),
+		o := out{ft: header.TimeToFileTime(rec.TimeStamp()), cpu: rec.ProcessorNumber, buffer: rec.BufferIndex, offset: rec.BufferOffset, src: m.Source(),
 			procIdx: rec.Flags&header.FlagProcessorIndex != 0}
 		if rec.HookId == 0x0F2E && len(rec.UserData) == 8 {
 			o.tag = binary.LittleEndian.Uint64(rec.UserData)

@@ -454,7 +454,7 @@ func (m *Merge) emit(rec *record.Record, t int64, sid, src int, yield func(*reco
 // that value, without the round trip through time.Time.
 func recordTime(c *header.Clock, r *record.Record) int64 {
 	if c == nil {
-		return header.TimeToFileTime(r.TimeStamp)
+		return header.TimeToFileTime(r.TimeStamp())
 	}
 	return c.FileTime(r.RawTimeStamp)
 }

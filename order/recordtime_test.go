@@ -23,8 +23,8 @@ func TestRecordTimeEqualsTimeStamp(t *testing.T) {
 	for _, h := range headers {
 		c := header.NewClock(&h, 1_000_000)
 		for _, raw := range raws {
-			r := record.Record{RawTimeStamp: raw, TimeStamp: c.UTC(raw)}
-			require.Equal(t, header.TimeToFileTime(r.TimeStamp), recordTime(&c, &r), "clock %d raw %d", h.ReservedFlags, raw)
+			r := record.Record{RawTimeStamp: raw, Clock: &c}
+			require.Equal(t, header.TimeToFileTime(r.TimeStamp()), recordTime(&c, &r), "clock %d raw %d", h.ReservedFlags, raw)
 		}
 	}
 }

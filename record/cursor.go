@@ -16,7 +16,7 @@ type Cursor struct {
 }
 
 // Reset points the cursor at the first record of buf. clock converts the
-// buffer's timestamps; nil leaves TimeStamp zero.
+// buffer's timestamps; records decoded with a nil clock have none.
 func (c *Cursor) Reset(buf *buffer.Buffer, clock *header.Clock) {
 	c.buf = buf
 	c.pos = buffer.HeaderSize

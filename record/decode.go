@@ -3,7 +3,6 @@ package record
 import (
 	"encoding/binary"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -69,15 +68,7 @@ func Decode(r *Record, b []byte, p header.Prefix, bufferOffset int, ctx *Context
 			r.UserData = b[header.MarkerSize:]
 		}
 	}
-	if err != nil {
-		return err
-	}
-	if ctx.Clock != nil {
-		r.TimeStamp = ctx.Clock.UTC(r.RawTimeStamp)
-	} else {
-		r.TimeStamp = time.Time{}
-	}
-	return nil
+	return err
 }
 
 // place sets the fields that say where a record is and what kind it is,
@@ -94,6 +85,7 @@ func (ctx *Context) place(r *Record, typ header.Type, b []byte, at int) {
 		r.ext.n = 0
 	}
 	r.HeaderType = typ
+	r.Clock = ctx.Clock
 	r.Raw = b
 	r.ProcessorNumber = ctx.ProcessorNumber
 	r.BufferIndex = ctx.BufferIndex

@@ -2,7 +2,6 @@ package record
 
 import (
 	"encoding/binary"
-	"time"
 
 	"github.com/etlkit/etlkit/header"
 )
@@ -102,11 +101,6 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		r.UserData = b[fixed:]
 	default:
 		return 0, false
-	}
-	if c.ctx.Clock != nil {
-		r.TimeStamp = c.ctx.Clock.UTC(r.RawTimeStamp)
-	} else {
-		r.TimeStamp = time.Time{}
 	}
 	return size, true
 }

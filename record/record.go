@@ -39,8 +39,11 @@ type Record struct {
 	ProcessId        uint32
 	HasThreadProcess bool
 
-	RawTimeStamp int64     // session clock
-	TimeStamp    time.Time // UTC, 100 ns resolution
+	RawTimeStamp int64 // session clock
+	// Clock converts RawTimeStamp for TimeStamp and FileTime: the clock of
+	// the file the record came from, shared and read-only, or nil for a
+	// record decoded without one.
+	Clock *header.Clock
 	// KernelTime and UserTime, or together ProcessorTime (see ProcessorTime).
 	KernelTime uint32
 	UserTime   uint32
@@ -72,6 +75,25 @@ type Record struct {
 	// the record's position inside the (decompressed) buffer.
 	BufferIndex  int
 	BufferOffset int
+}
+
+// TimeStamp is RawTimeStamp in UTC, exact to the 100 ns, or the zero Time
+// when the record has no Clock. It is worked out on each call, so that a
+// pass that never asks for it does not pay for it on every record.
+func (r *Record) TimeStamp() time.Time {
+	if r.Clock == nil {
+		return time.Time{}
+	}
+	return r.Clock.UTC(r.RawTimeStamp)
+}
+
+// FileTime is RawTimeStamp as a FILETIME (100 ns units since 1601, UTC), the
+// form ProcessTrace gives it in, and false when the record has no Clock.
+func (r *Record) FileTime() (int64, bool) {
+	if r.Clock == nil {
+		return 0, false
+	}
+	return r.Clock.FileTime(r.RawTimeStamp), true
 }
 
 // PointerSize is the pointer width of the payload: from the header type, or

@@ -23,7 +23,7 @@ func (*csvEncoder) end(dst []byte) []byte   { return dst }
 func (e *csvEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	fs := descriptorFields(r.HeaderType)
 	ed := &r.EventDescriptor
-	dst = e.clock.append(dst, r.TimeStamp)
+	dst = e.clock.append(dst, r.TimeStamp())
 	dst = append(dst, ',')
 	dst = appendInt(dst, r.RawTimeStamp)
 	dst = append(dst, ',')

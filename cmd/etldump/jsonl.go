@@ -18,7 +18,7 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	fs := descriptorFields(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = append(dst, `{"TimeStamp":"`...)
-	dst = e.clock.append(dst, r.TimeStamp)
+	dst = e.clock.append(dst, r.TimeStamp())
 	dst = append(dst, `","RawTimeStamp":`...)
 	dst = appendInt(dst, r.RawTimeStamp)
 	dst = append(dst, `,"HeaderType":"`...)

@@ -99,7 +99,7 @@ func (p *progress) tick(r *record.Record) {
 	}
 	p.records += ticksPerRecord
 	if r != nil {
-		p.lastRecord = header.TimeToFileTime(r.TimeStamp)
+		p.lastRecord = header.TimeToFileTime(r.TimeStamp())
 	}
 	now := p.now()
 	if now.Sub(p.start) < progressDelay || now.Sub(p.last) < progressInterval {

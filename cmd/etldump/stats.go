@@ -61,7 +61,7 @@ func (t *tally) add(r *record.Record, d *desc) {
 		}
 	}
 	t.events[k]++
-	ts := r.TimeStamp
+	ts := r.TimeStamp()
 	if t.records == 1 || ts.Before(t.first) {
 		t.first = ts
 	}

@@ -22,7 +22,7 @@ func (*textEncoder) end(dst []byte) []byte   { return dst }
 func (e *textEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	fs := descriptorFields(r.HeaderType)
 	ed := &r.EventDescriptor
-	dst = e.clock.append(dst, r.TimeStamp)
+	dst = e.clock.append(dst, r.TimeStamp())
 	dst = append(dst, ' ')
 	dst = appendUint(dst, uint64(r.ProcessorNumber))
 	dst = append(dst, ' ')

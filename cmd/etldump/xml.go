@@ -50,7 +50,7 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	dst = append(dst, "</Opcode>\n\t\t<Keywords>"...)
 	dst = appendHexShort(dst, ed.Keyword)
 	dst = append(dst, "</Keywords>\n\t\t<TimeCreated SystemTime=\""...)
-	dst = e.clock.append(dst, r.TimeStamp)
+	dst = e.clock.append(dst, r.TimeStamp())
 	dst = append(dst, "\" />\n"...)
 	rel, hasRel := relatedActivity(r)
 	if fs&hasActivity != 0 || hasRel {

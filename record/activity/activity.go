@@ -256,8 +256,8 @@ func (t *Tracker) schemas() *tracelogging.Cache {
 // Add returns. Once a provider's name and an event's schema have been seen,
 // only STARTs and STOPs that end nothing allocate, and those amortized.
 func (t *Tracker) Add(r *record.Record) {
-	if !t.seen || r.TimeStamp.After(t.end) {
-		t.end, t.seen = r.TimeStamp, true
+	if !t.seen || r.TimeStamp().After(t.end) {
+		t.end, t.seen = r.TimeStamp(), true
 	}
 	t.learnName(r)
 	if r.ActivityId == uuid.Nil {
@@ -275,8 +275,8 @@ func (t *Tracker) Add(r *record.Record) {
 			return
 		}
 		a.Events++
-		if r.TimeStamp.After(a.Last) {
-			a.Last = r.TimeStamp
+		if r.TimeStamp().After(a.Last) {
+			a.Last = r.TimeStamp()
 		}
 	}
 }
@@ -329,8 +329,8 @@ func (t *Tracker) start(r *record.Record) {
 		ProcessId:        r.ProcessId,
 		ThreadId:         r.ThreadId,
 		HasThreadProcess: r.HasThreadProcess,
-		Start:            r.TimeStamp,
-		Last:             r.TimeStamp,
+		Start:            r.TimeStamp(),
+		Last:             r.TimeStamp(),
 		seq:              len(t.all),
 	}
 	if it, ok := r.Extended(record.ExtRelatedActivityID); ok {
@@ -357,10 +357,10 @@ func (t *Tracker) stop(r *record.Record) {
 	a := t.byId[r.ActivityId]
 	if a != nil && !a.Stopped {
 		a.Stopped = true
-		a.Stop = r.TimeStamp
+		a.Stop = r.TimeStamp()
 		a.StopEvent = t.event(r)
-		if r.TimeStamp.After(a.Last) {
-			a.Last = r.TimeStamp
+		if r.TimeStamp().After(a.Last) {
+			a.Last = r.TimeStamp()
 		}
 		return
 	}
@@ -377,7 +377,7 @@ func (t *Tracker) stop(r *record.Record) {
 		ProcessId:        r.ProcessId,
 		ThreadId:         r.ThreadId,
 		HasThreadProcess: r.HasThreadProcess,
-		Time:             r.TimeStamp,
+		Time:             r.TimeStamp(),
 	})
 }
 
