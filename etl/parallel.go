@@ -67,14 +67,18 @@ type readSlot struct {
 	loadErr error
 	cur     record.Cursor
 	recs    []record.Record
-	steps   []decodeStep
-	more    bool // the cursor stopped at maxPredecoded with records left
+	steps   int         // calls of Cursor.Next made; step i decoded recs[i] unless it failed
+	failed  []stepError // the steps that gave an error, in order
+	more    bool        // the cursor stopped at maxPredecoded with records left
 }
 
-// decodeStep is one call of Cursor.Next: a record (recs[i]) or an error.
-type decodeStep struct {
-	err error
-	ok  bool
+// stepError is a call of Cursor.Next that gave an error. Errors are rare, so
+// only they are written down: the records need no list of outcomes, which
+// would be one more thing per record to hand from one core to the other.
+type stepError struct {
+	step int
+	err  error
+	ok   bool // Next's first result: the record was skipped, the buffer goes on
 }
 
 // useParallel decides whether Records runs on two goroutines.
@@ -102,7 +106,6 @@ func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
 			// slot a fuller buffer.
 			slots[i].ready = make(chan struct{}, 1)
 			slots[i].recs = make([]record.Record, maxPredecoded)
-			slots[i].steps = make([]decodeStep, 0, maxPredecoded)
 		}
 	}
 	defer r.ring.Store(slots)
@@ -202,10 +205,13 @@ func (r *Reader) yieldSlot(s *readSlot, loader *buffer.Loader, clock *header.Clo
 		if s.loadErr != nil {
 			return yield(nil, s.loadErr)
 		}
-		for i, st := range s.steps {
-			if st.err != nil {
-				r.stats.decoded(nil, st.err, st.ok)
-				if !yield(nil, st.err) {
+		failed := s.failed
+		for i := range s.steps {
+			if len(failed) > 0 && failed[0].step == i {
+				f := failed[0]
+				failed = failed[1:]
+				r.stats.decoded(nil, f.err, f.ok)
+				if !yield(nil, f.err) {
 					return false
 				}
 				continue
@@ -254,7 +260,7 @@ func (r *Reader) decodeAhead(slots *[parallelSlots]readSlot, loader *buffer.Load
 
 // decodeSlot reads and decodes a claimed slot.
 func (r *Reader) decodeSlot(s *readSlot, loader *buffer.Loader) {
-	s.steps, s.more = s.steps[:0], false
+	s.steps, s.failed, s.more = 0, s.failed[:0], false
 	if s.loadErr = loader.LoadLocated(&s.b); s.loadErr == nil {
 		r.predecode(s)
 	}
@@ -279,16 +285,18 @@ func newestPending(slots *[parallelSlots]readSlot) *readSlot {
 func (r *Reader) predecode(s *readSlot) {
 	s.cur.Reset(&s.b, &r.hdr.Clock)
 	for {
-		if len(s.steps) == maxPredecoded {
+		if s.steps == maxPredecoded {
 			s.more = true
 			return
 		}
-		i := len(s.steps)
-		ok, err := s.cur.Next(&s.recs[i])
+		ok, err := s.cur.Next(&s.recs[s.steps])
 		if err == nil && !ok {
 			return
 		}
-		s.steps = append(s.steps, decodeStep{err: err, ok: ok})
+		if err != nil {
+			s.failed = append(s.failed, stepError{step: s.steps, err: err, ok: ok})
+		}
+		s.steps++
 		if !ok {
 			return
 		}
