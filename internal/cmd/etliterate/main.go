@@ -14,9 +14,10 @@ import (
 
 func main() {
 	serial := flag.Bool("serial", false, "decode on the calling goroutine only")
+	withTime := flag.Bool("time", false, "also convert every record's TimeStamp to UTC")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: etliterate [-serial] FILE")
+		fmt.Fprintln(os.Stderr, "usage: etliterate [-serial] [-time] FILE")
 		os.Exit(2)
 	}
 	if p := os.Getenv("ETLITERATE_CPUPROFILE"); p != "" {
@@ -42,6 +43,9 @@ func main() {
 		}
 		records++
 		last ^= rec.RawTimeStamp
+		if *withTime {
+			last ^= rec.TimeStamp().UnixNano()
+		}
 	}
 	fmt.Printf("%d records, %d errors, %d bytes (%x)\n", records, errs, f.Stats().Bytes, last&1)
 }
