@@ -15,9 +15,10 @@ import (
 func main() {
 	serial := flag.Bool("serial", false, "decode on the calling goroutine only")
 	withTime := flag.Bool("time", false, "also convert every record's TimeStamp to UTC")
+	ordered := flag.Bool("events", false, "iterate in time order (Events) instead of file order")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: etliterate [-serial] [-time] FILE")
+		fmt.Fprintln(os.Stderr, "usage: etliterate [-serial] [-time] [-events] FILE")
 		os.Exit(2)
 	}
 	if p := os.Getenv("ETLITERATE_CPUPROFILE"); p != "" {
@@ -34,18 +35,22 @@ func main() {
 	}
 	defer f.Close()
 	f.SetParallel(!*serial)
-	var records, errs int
+	var n, errs int
 	var last int64
-	for rec, err := range f.Records() {
+	records := f.Records
+	if *ordered {
+		records = f.Events
+	}
+	for rec, err := range records() {
 		if err != nil {
 			errs++
 			continue
 		}
-		records++
+		n++
 		last ^= rec.RawTimeStamp
 		if *withTime {
 			last ^= rec.TimeStamp().UnixNano()
 		}
 	}
-	fmt.Printf("%d records, %d errors, %d bytes (%x)\n", records, errs, f.Stats().Bytes, last&1)
+	fmt.Printf("%d records, %d errors, %d bytes (%x)\n", n, errs, f.Stats().Bytes, last&1)
 }
