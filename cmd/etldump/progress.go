@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -99,7 +98,9 @@ func (p *progress) tick(r *record.Record) {
 	}
 	p.records += ticksPerRecord
 	if r != nil {
-		p.lastRecord = header.TimeToFileTime(r.TimeStamp())
+		if ft, ok := r.FileTime(); ok {
+			p.lastRecord = ft
+		}
 	}
 	now := p.now()
 	if now.Sub(p.start) < progressDelay || now.Sub(p.last) < progressInterval {

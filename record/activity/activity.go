@@ -256,8 +256,10 @@ func (t *Tracker) schemas() *tracelogging.Cache {
 // Add returns. Once a provider's name and an event's schema have been seen,
 // only STARTs and STOPs that end nothing allocate, and those amortized.
 func (t *Tracker) Add(r *record.Record) {
-	if !t.seen || r.TimeStamp().After(t.end) {
-		t.end, t.seen = r.TimeStamp(), true
+	// The record's time is converted once here, for all that follows.
+	ts := r.TimeStamp()
+	if !t.seen || ts.After(t.end) {
+		t.end, t.seen = ts, true
 	}
 	t.learnName(r)
 	if r.ActivityId == uuid.Nil {
@@ -265,9 +267,9 @@ func (t *Tracker) Add(r *record.Record) {
 	}
 	switch r.EventDescriptor.Opcode {
 	case OpcodeStart:
-		t.start(r)
+		t.start(r, ts)
 	case OpcodeStop:
-		t.stop(r)
+		t.stop(r, ts)
 	default:
 		a := t.byId[r.ActivityId]
 		if a == nil || a.Stopped {
@@ -275,8 +277,8 @@ func (t *Tracker) Add(r *record.Record) {
 			return
 		}
 		a.Events++
-		if r.TimeStamp().After(a.Last) {
-			a.Last = r.TimeStamp()
+		if ts.After(a.Last) {
+			a.Last = ts
 		}
 	}
 }
@@ -307,7 +309,7 @@ func (t *Tracker) event(r *record.Record) Event {
 	return e
 }
 
-func (t *Tracker) start(r *record.Record) {
+func (t *Tracker) start(r *record.Record, ts time.Time) {
 	prev := t.byId[r.ActivityId]
 	if len(t.all) >= t.limit() {
 		t.stats.Dropped++
@@ -329,8 +331,8 @@ func (t *Tracker) start(r *record.Record) {
 		ProcessId:        r.ProcessId,
 		ThreadId:         r.ThreadId,
 		HasThreadProcess: r.HasThreadProcess,
-		Start:            r.TimeStamp(),
-		Last:             r.TimeStamp(),
+		Start:            ts,
+		Last:             ts,
 		seq:              len(t.all),
 	}
 	if it, ok := r.Extended(record.ExtRelatedActivityID); ok {
@@ -353,14 +355,14 @@ func (t *Tracker) start(r *record.Record) {
 	t.all = append(t.all, a)
 }
 
-func (t *Tracker) stop(r *record.Record) {
+func (t *Tracker) stop(r *record.Record, ts time.Time) {
 	a := t.byId[r.ActivityId]
 	if a != nil && !a.Stopped {
 		a.Stopped = true
-		a.Stop = r.TimeStamp()
+		a.Stop = ts
 		a.StopEvent = t.event(r)
-		if r.TimeStamp().After(a.Last) {
-			a.Last = r.TimeStamp()
+		if ts.After(a.Last) {
+			a.Last = ts
 		}
 		return
 	}
@@ -377,7 +379,7 @@ func (t *Tracker) stop(r *record.Record) {
 		ProcessId:        r.ProcessId,
 		ThreadId:         r.ThreadId,
 		HasThreadProcess: r.HasThreadProcess,
-		Time:             r.TimeStamp(),
+		Time:             ts,
 	})
 }
 
