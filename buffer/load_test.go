@@ -228,3 +228,30 @@ func TestLoadLocatedRereadsAChangedHeader(t *testing.T) {
 	assert.Equal(t, want.Data, b.Data)
 	assert.Greater(t, len(b.Records()), 0)
 }
+
+// TestWalkSpan: each step of the walk covers its buffer's size, the
+// damaged one the session's size it stepped by, and the cut last buffer
+// only what the file holds of it; the end of the walk covers nothing.
+func TestWalkSpan(t *testing.T) {
+	in, session := damagedTrace(t)
+	w := buffer.NewWalker(bytes.NewReader(in), int64(len(in)))
+	w.SessionBufferSize = session
+	var b buffer.Buffer
+	var spans []int64
+	var total int64
+	for {
+		start := w.Offset()
+		if err := w.Next(&b); err == io.EOF {
+			assert.Zero(t, w.Span(start), "at the end")
+			break
+		}
+		spans = append(spans, w.Span(start))
+		total += w.Span(start)
+	}
+	// The header buffer and 0x400-byte buffers, except the two compressed
+	// ones, stored at their compressed sizes (0x60, 0x64); the damaged one
+	// (BufferSize 0x10) covers the session's 0x400 it was stepped over by;
+	// the last is cut to 0x60 bytes.
+	assert.Equal(t, []int64{0x400, 0x400, 0x400, 0x60, 0x400, 0x400, 0x64, 0x60}, spans)
+	assert.Equal(t, int64(len(in)), total)
+}

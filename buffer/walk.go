@@ -111,6 +111,16 @@ func NewExtentWalker(r io.ReaderAt, size int64, extents []Extent) *Walker {
 // Offset is where the next buffer starts.
 func (w *Walker) Offset() int64 { return w.off }
 
+// Span is how many bytes of the input the walk has covered since it stood
+// at start (an earlier Offset): nothing when it did not move, and never
+// past the input's end. Readers count a buffer's bytes with it.
+func (w *Walker) Span(start int64) int64 {
+	if w.off <= start {
+		return 0
+	}
+	return min(w.off, w.size) - start
+}
+
 // Next reads the next buffer into b. It returns io.EOF after the last
 // buffer. A *FormatError describes a buffer that could not be read; when
 // the walk can go on past it, the next call reads the following buffer,

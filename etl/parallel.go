@@ -136,7 +136,7 @@ func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
 			s.end, s.zeroTail, walkOver = true, scan.ZeroTail, true
 			return
 		}
-		s.end, s.err, s.span = false, err, r.span(start, scan.Offset())
+		s.end, s.err, s.span = false, err, scan.Span(start)
 		if err == nil {
 			s.state.Store(slotPending)
 		}

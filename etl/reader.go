@@ -279,21 +279,12 @@ func (r *Reader) nextBuffer(w *buffer.Walker, b *buffer.Buffer) (bool, error) {
 		return false, nil
 	}
 	// A buffer the walk could not read is counted once, as skipped.
-	r.stats.scanned(r.span(start, w.Offset()), err)
+	r.stats.scanned(w.Span(start), err)
 	if err != nil {
 		return true, err
 	}
 	r.stats.loaded(b, nil)
 	return true, nil
-}
-
-// span is how many bytes of the input a buffer walked from start to end
-// covers: nothing when the walk did not move, and not past the input's end.
-func (r *Reader) span(start, end int64) int64 {
-	if end <= start {
-		return 0
-	}
-	return min(end, r.size) - start
 }
 
 // SetParallel chooses whether Records may decode on a second goroutine. It

@@ -31,7 +31,7 @@ func (m *Merge) fileOrder(yield func(*record.Record, error) bool) {
 				break
 			}
 			if obs != nil {
-				obs.Scanned(&b, span(w, start, src.Size), err)
+				obs.Scanned(&b, w.Span(start), err)
 				if err == nil {
 					obs.Loaded(&b, nil)
 				}

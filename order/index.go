@@ -49,7 +49,7 @@ func scan(si int, src *Source) scanned {
 			break
 		}
 		if src.Observer != nil {
-			src.Observer.Scanned(&b, span(w, start, src.Size), err)
+			src.Observer.Scanned(&b, w.Span(start), err)
 		}
 		if err != nil && b.BufferSize == 0 {
 			// No header was read, so the buffer belongs to no stream.
@@ -112,13 +112,4 @@ func scan(si int, src *Source) scanned {
 		s.locs = slices.Clip(s.locs)
 	}
 	return out
-}
-
-// span is the bytes of input the walker's last step covered, from start
-// to where it stopped, within the input's size.
-func span(w *buffer.Walker, start, size int64) int64 {
-	if end := w.Offset(); end > start {
-		return min(end, size) - start
-	}
-	return 0
 }
