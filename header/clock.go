@@ -87,16 +87,4 @@ func (c *Clock) FileTime(raw int64) int64 {
 }
 
 // UTC converts a raw timestamp to UTC.
-func (c *Clock) UTC(raw int64) time.Time {
-	if c.num == 1 && c.den == 1 {
-		// A system-time clock after 1601, the common case, converted here
-		// rather than through FileTimeToTime: one call per record, not two.
-		if ft := c.StartTime + (raw - c.Anchor); ft >= 0 {
-			u := uint64(ft)
-			return time.Unix(int64(u/10_000_000)-FileTimeEpochDelta/10_000_000, int64(u%10_000_000)*100).UTC()
-		}
-	}
-	return c.utc(raw)
-}
-
-func (c *Clock) utc(raw int64) time.Time { return FileTimeToTime(c.FileTime(raw)) }
+func (c *Clock) UTC(raw int64) time.Time { return FileTimeToTime(c.FileTime(raw)) }

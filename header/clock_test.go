@@ -56,7 +56,7 @@ func TestClockSystemTime(t *testing.T) {
 	assert.Equal(t, uint32(header.ClockSystemTime), c.Kind)
 	assert.Equal(t, start+7, c.FileTime(start))
 	assert.Equal(t, "2020-07-29T00:07:00.6236174Z", c.UTC(start).Format("2006-01-02T15:04:05.0000000Z07:00"))
-	// Either side of 1601, where UTC leaves its unsigned fast path.
+	// Either side of 1601, where FileTimeToTime leaves its unsigned fast path.
 	// FILETIME = raw + 7 with this anchor.
 	assert.Equal(t, time.Date(1601, 1, 1, 0, 0, 0, 100, time.UTC), c.UTC(-6))
 	assert.Equal(t, time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC), c.UTC(-7))

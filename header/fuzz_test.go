@@ -72,8 +72,8 @@ func FuzzLogfileHeader(f *testing.F) {
 			t.Fatalf("anchor %d maps to %d, not StartTime %d", ts, got, h.StartTime)
 		}
 		for _, raw := range []int64{ts, ts + 1, ts - 1, 0, -1 << 63, 1<<63 - 1} {
-			if got, want := c.UTC(raw), header.FileTimeToTime(c.FileTime(raw)); got != want {
-				t.Fatalf("raw %d: UTC gives %v, FileTime %v", raw, got, want)
+			if got, want := header.TimeToFileTime(c.UTC(raw)), c.FileTime(raw); got != want {
+				t.Fatalf("raw %d: UTC gives %v, which is FILETIME %d, not %d", raw, c.UTC(raw), got, want)
 			}
 		}
 		if got := header.TimeToFileTime(header.FileTimeToTime(ts)); got != ts {
