@@ -26,8 +26,7 @@ import (
 const (
 	slotPending  int32 = iota // located, not yet claimed
 	slotIterator              // owned by the iterating side
-	slotDecoding              // claimed by the second goroutine
-	slotDecoded               // decoded by the second goroutine
+	slotDecoding              // claimed by the second goroutine; ready says when it is done
 )
 
 const (
@@ -247,7 +246,6 @@ func (r *Reader) decodeAhead(slots *[parallelSlots]readSlot, loader *buffer.Load
 				continue
 			}
 			r.decodeSlot(s, loader)
-			s.state.Store(slotDecoded)
 			s.ready <- struct{}{}
 			select {
 			case <-stop:
