@@ -14,6 +14,7 @@ import (
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/record/tracelogging"
 )
@@ -464,7 +465,7 @@ func TestRoundTripTraceLogging(t *testing.T) {
 		require.Len(t, vals, len(sch.Fields), sch.Name)
 		switch sch.Name {
 		case "TestEvent":
-			a, ok := tracelogging.Lookup(vals, "a")
+			a, ok := payload.Lookup(vals, "a")
 			require.True(t, ok)
 			b, _ := a.Member("b")
 			c, _ := a.Member("c")
@@ -477,27 +478,27 @@ func TestRoundTripTraceLogging(t *testing.T) {
 		case "Tags1234567":
 			assert.Equal(t, uint32(0x1234567), sch.Tags)
 		case "Arrays":
-			pts, ok := tracelogging.Lookup(vals, "points")
+			pts, ok := payload.Lookup(vals, "points")
 			require.True(t, ok)
 			require.Len(t, pts.Elems(), 2)
 			lbl, _ := pts.Elems()[1].Member("label")
 			assert.Equal(t, "right", lbl.Str())
-			fixed, _ := tracelogging.Lookup(vals, "fixed")
+			fixed, _ := payload.Lookup(vals, "fixed")
 			require.Len(t, fixed.Elems(), 3)
 			assert.Equal(t, uint64(3), fixed.Elems()[2].Uint())
 		case "Scalars":
-			v, _ := tracelogging.Lookup(vals, "ustr")
+			v, _ := payload.Lookup(vals, "ustr")
 			assert.Equal(t, "wide ✓", v.Str())
-			v, _ = tracelogging.Lookup(vals, "i64")
+			v, _ = payload.Lookup(vals, "i64")
 			assert.Equal(t, int64(-64), v.Int())
-			v, _ = tracelogging.Lookup(vals, "tid")
+			v, _ = payload.Lookup(vals, "tid")
 			assert.Equal(t, uint64(0x2001), v.Uint())
 		case "Wow64Pointer":
 			assert.Equal(t, 4, rec.PointerSize())
-			v, _ := tracelogging.Lookup(vals, "n")
+			v, _ := payload.Lookup(vals, "n")
 			assert.Equal(t, uint64(7), v.Uint())
 		case "Nested":
-			outer, _ := tracelogging.Lookup(vals, "outer")
+			outer, _ := payload.Lookup(vals, "outer")
 			inner, _ := outer.Member("inner")
 			deep, _ := inner.Member("b")
 			assert.Equal(t, "deep", deep.Str())
@@ -505,9 +506,9 @@ func TestRoundTripTraceLogging(t *testing.T) {
 			assert.Equal(t, int64(-2), after.Int())
 		case "Custom":
 			// The custom-serialized field comes back as its opaque bytes.
-			before, _ := tracelogging.Lookup(vals, "before")
+			before, _ := payload.Lookup(vals, "before")
 			assert.Equal(t, uint64(3), before.Uint())
-			blob, _ := tracelogging.Lookup(vals, "blob")
+			blob, _ := payload.Lookup(vals, "blob")
 			assert.Equal(t, []byte{0x08, 0x96, 0x01, 0x00}, blob.Bytes())
 			assert.Equal(t, []byte("proto:Msg"), sch.Fields[1].CustomSchema)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/internal/samples"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
@@ -28,7 +29,7 @@ func TestLogfileHeaderEventFields(t *testing.T) {
 		}
 		f.Close()
 		get := func(n string) tracelogging.Value {
-			v, ok := tracelogging.Lookup(vals, n)
+			v, ok := payload.Lookup(vals, n)
 			require.True(t, ok, "%s: field %s", name, n)
 			return v
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
@@ -449,7 +450,7 @@ const (
 var ErrNoDecoder = errors.New("no payload decoder for this event")
 
 func u32Hex(name string) tracelogging.Field {
-	return tracelogging.Field{Name: name, InType: tracelogging.InUInt32, OutType: tracelogging.OutHex}
+	return tracelogging.Field{Name: name, InType: payload.InUInt32, OutType: payload.OutHexInt32}
 }
 
 var (
@@ -458,68 +459,68 @@ var (
 	headerExtensionFields = []tracelogging.Field{
 		u32Hex("GroupMask1"), u32Hex("GroupMask2"), u32Hex("GroupMask3"), u32Hex("GroupMask4"),
 		u32Hex("GroupMask5"), u32Hex("GroupMask6"), u32Hex("GroupMask7"), u32Hex("GroupMask8"),
-		{Name: "KernelEventVersion", InType: tracelogging.InUInt32},
+		{Name: "KernelEventVersion", InType: payload.InUInt32},
 	}
 	headerExtensionSchema    = tracelogging.MustSchema("Extension", headerExtensionFields)
 	headerExtensionOldSchema = tracelogging.MustSchema("Extension", headerExtensionFields[:8])
 	rundownCompleteSchema    = tracelogging.MustSchema("RundownComplete", nil)
 	dbgIdRSDSSchema          = tracelogging.MustSchema("DbgIdRSDS", []tracelogging.Field{
-		{Name: "GuidSig", InType: tracelogging.InGuid},
-		{Name: "Age", InType: tracelogging.InUInt32},
-		{Name: "PdbFileName", InType: tracelogging.InAnsiString},
+		{Name: "GuidSig", InType: payload.InGUID},
+		{Name: "Age", InType: payload.InUInt32},
+		{Name: "PdbFileName", InType: payload.InAnsiString},
 	})
 	buildLabSchema = tracelogging.MustSchema("BuildLab", []tracelogging.Field{
-		{Name: "BuildLab", InType: tracelogging.InAnsiString},
+		{Name: "BuildLab", InType: payload.InAnsiString},
 	})
 	// TRACE_LOGFILE_HEADER, then the session and log-file names. The two
 	// pointer-sized fields were string pointers before Windows 7 and are
 	// clock sources since; the 4-byte pad keeps BootTime 8-byte aligned.
 	logfileHeaderSchema = tracelogging.MustSchema("Header", []tracelogging.Field{
-		{Name: "BufferSize", InType: tracelogging.InUInt32},
+		{Name: "BufferSize", InType: payload.InUInt32},
 		u32Hex("Version"),
-		{Name: "ProviderVersion", InType: tracelogging.InUInt32},
-		{Name: "NumberOfProcessors", InType: tracelogging.InUInt32},
-		{Name: "EndTime", InType: tracelogging.InFileTime},
-		{Name: "TimerResolution", InType: tracelogging.InUInt32},
-		{Name: "MaximumFileSize", InType: tracelogging.InUInt32},
+		{Name: "ProviderVersion", InType: payload.InUInt32},
+		{Name: "NumberOfProcessors", InType: payload.InUInt32},
+		{Name: "EndTime", InType: payload.InFileTime},
+		{Name: "TimerResolution", InType: payload.InUInt32},
+		{Name: "MaximumFileSize", InType: payload.InUInt32},
 		u32Hex("LogFileMode"),
-		{Name: "BuffersWritten", InType: tracelogging.InUInt32},
-		{Name: "StartBuffers", InType: tracelogging.InUInt32},
-		{Name: "PointerSize", InType: tracelogging.InUInt32},
-		{Name: "EventsLost", InType: tracelogging.InUInt32},
-		{Name: "CpuSpeedInMHz", InType: tracelogging.InUInt32},
-		{Name: "LoggerNameField", InType: tracelogging.InPointer},
-		{Name: "LogFileNameField", InType: tracelogging.InPointer},
-		{Name: "TimeZoneBias", InType: tracelogging.InInt32},
-		{Name: "StandardName", InType: tracelogging.InUInt16, OutType: tracelogging.OutString, Arity: tracelogging.FixedArray, Count: 32},
-		{Name: "StandardDate", InType: tracelogging.InSystemTime},
-		{Name: "StandardBias", InType: tracelogging.InInt32},
-		{Name: "DaylightName", InType: tracelogging.InUInt16, OutType: tracelogging.OutString, Arity: tracelogging.FixedArray, Count: 32},
-		{Name: "DaylightDate", InType: tracelogging.InSystemTime},
-		{Name: "DaylightBias", InType: tracelogging.InInt32},
-		{Name: "Padding", InType: tracelogging.InUInt32},
-		{Name: "BootTime", InType: tracelogging.InFileTime},
-		{Name: "PerfFreq", InType: tracelogging.InInt64},
-		{Name: "StartTime", InType: tracelogging.InFileTime},
-		{Name: "ReservedFlags", InType: tracelogging.InUInt32},
-		{Name: "BuffersLost", InType: tracelogging.InUInt32},
-		{Name: "SessionName", InType: tracelogging.InUnicodeString},
-		{Name: "LogFileName", InType: tracelogging.InUnicodeString},
+		{Name: "BuffersWritten", InType: payload.InUInt32},
+		{Name: "StartBuffers", InType: payload.InUInt32},
+		{Name: "PointerSize", InType: payload.InUInt32},
+		{Name: "EventsLost", InType: payload.InUInt32},
+		{Name: "CpuSpeedInMHz", InType: payload.InUInt32},
+		{Name: "LoggerNameField", InType: payload.InPointer},
+		{Name: "LogFileNameField", InType: payload.InPointer},
+		{Name: "TimeZoneBias", InType: payload.InInt32},
+		{Name: "StandardName", InType: payload.InUInt16, OutType: payload.OutString, Arity: payload.FixedCount, Count: 32},
+		{Name: "StandardDate", InType: payload.InSystemTime},
+		{Name: "StandardBias", InType: payload.InInt32},
+		{Name: "DaylightName", InType: payload.InUInt16, OutType: payload.OutString, Arity: payload.FixedCount, Count: 32},
+		{Name: "DaylightDate", InType: payload.InSystemTime},
+		{Name: "DaylightBias", InType: payload.InInt32},
+		{Name: "Padding", InType: payload.InUInt32},
+		{Name: "BootTime", InType: payload.InFileTime},
+		{Name: "PerfFreq", InType: payload.InInt64},
+		{Name: "StartTime", InType: payload.InFileTime},
+		{Name: "ReservedFlags", InType: payload.InUInt32},
+		{Name: "BuffersLost", InType: payload.InUInt32},
+		{Name: "SessionName", InType: payload.InUnicodeString},
+		{Name: "LogFileName", InType: payload.InUnicodeString},
 	})
 	// PartitionInfoExtension: the partition and parent ids are GUIDs, and
 	// strings from event version 2.
-	partitionInfoSchema   = partitionSchema(tracelogging.InGuid)
-	partitionInfoV2Schema = partitionSchema(tracelogging.InUnicodeString)
+	partitionInfoSchema   = partitionSchema(payload.InGUID)
+	partitionInfoV2Schema = partitionSchema(payload.InUnicodeString)
 )
 
 // partitionSchema is the PartitionInfoExtension layout with the partition
 // and parent ids of the given type.
-func partitionSchema(id tracelogging.InType) *tracelogging.Schema {
+func partitionSchema(id payload.InType) *tracelogging.Schema {
 	return tracelogging.MustSchema("PartitionInfoExtension", []tracelogging.Field{
-		{Name: "EventVersion", InType: tracelogging.InUInt16},
-		{Name: "Reserved", InType: tracelogging.InUInt16},
-		{Name: "PartitionType", InType: tracelogging.InUInt32},
-		{Name: "QpcOffsetFromRoot", InType: tracelogging.InInt64},
+		{Name: "EventVersion", InType: payload.InUInt16},
+		{Name: "Reserved", InType: payload.InUInt16},
+		{Name: "PartitionType", InType: payload.InUInt32},
+		{Name: "QpcOffsetFromRoot", InType: payload.InInt64},
 		{Name: "PartitionId", InType: id},
 		{Name: "ParentId", InType: id},
 	})

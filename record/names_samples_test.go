@@ -14,6 +14,7 @@ import (
 
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/internal/samples"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	tl "github.com/etlkit/etlkit/record/tracelogging"
 )
@@ -104,7 +105,7 @@ func TestEventTraceSamples(t *testing.T) {
 			key := file + " " + record.KernelEventName(0, uint8(r.HookId))
 			counts[key]++
 			if counts[key] == 1 {
-				decoded[key] = string(tl.AppendJSONObject(nil, vals))
+				decoded[key] = string(payload.AppendJSONObject(nil, vals))
 			}
 		}
 		f.Close()

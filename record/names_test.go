@@ -12,6 +12,7 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	tl "github.com/etlkit/etlkit/record/tracelogging"
 )
@@ -213,7 +214,7 @@ func TestEventTraceFields(t *testing.T) {
 		var err error
 		vals, err = r.EventTraceFields(vals[:0])
 		require.NoError(t, err, "hook %#04x", c.hook)
-		assert.Equal(t, c.want, string(tl.AppendJSONObject(nil, vals)), "hook %#04x", c.hook)
+		assert.Equal(t, c.want, string(payload.AppendJSONObject(nil, vals)), "hook %#04x", c.hook)
 	}
 
 	vals, err := record.EventTraceFields(0x05, extension, nil)

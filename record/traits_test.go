@@ -10,6 +10,7 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	tl "github.com/etlkit/etlkit/record/tracelogging"
 )
@@ -262,7 +263,7 @@ func TestRecordTraceLoggingSchema(t *testing.T) {
 	assert.Equal(t, "Ev", s.Name)
 	vals, err := s.Decode(r.UserData, r.PointerSize(), nil)
 	require.NoError(t, err)
-	assert.Equal(t, "n=10000", string(tl.AppendTextFields(nil, vals, " ")))
+	assert.Equal(t, "n=10000", string(payload.AppendTextFields(nil, vals, " ")))
 	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() { _, _, _ = r.TraceLoggingSchema(c) }))
 
 	_, ok, err = eventRecord(t, nil).TraceLoggingSchema(c)

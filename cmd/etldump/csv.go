@@ -1,8 +1,8 @@
 package main
 
 import (
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
 // csvColumns are the JSON-lines field names, in the same order, so that a
@@ -60,7 +60,7 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	dst = append(dst, ',')
 	dst = csvUint(dst, true, uint64(r.Flags))
 	if d.decoded {
-		e.cell = tracelogging.AppendTextFields(e.cell[:0], d.fields, "; ")
+		e.cell = payload.AppendTextFields(e.cell[:0], d.fields, "; ")
 		dst = appendCSVBytes(dst, e.cell)
 	}
 	dst = append(dst, ',')

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
 // jsonlEncoder writes one compact JSON object per record with fixed field
@@ -88,7 +88,7 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	dst = appendUint(dst, uint64(r.Flags))
 	if d.decoded {
 		dst = append(dst, `,"Payload":`...)
-		dst = tracelogging.AppendJSONObject(dst, d.fields)
+		dst = payload.AppendJSONObject(dst, d.fields)
 	} else if len(r.UserData) > 0 {
 		dst = append(dst, `,"UserData":"`...)
 		dst = appendHexBytes(dst, r.UserData)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/record/tracelogging"
 )
@@ -119,7 +120,7 @@ func appendThreadProcess(dst []byte, has bool, pid, tid uint32) []byte {
 func (e *textEncoder) appendField(dst []byte, v *tracelogging.Value) []byte {
 	dst = appendNoSpace(dst, v.Name())
 	dst = append(dst, '=')
-	if v.Kind() != tracelogging.KindString {
+	if v.Kind() != payload.KindString {
 		return v.AppendText(dst)
 	}
 	e.scratch = v.AppendText(e.scratch[:0])

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/payload"
 	tl "github.com/etlkit/etlkit/record/tracelogging"
 )
 
@@ -21,8 +22,8 @@ func TestCacheHitsByBytes(t *testing.T) {
 	sb, err := c.Schema(b)
 	require.NoError(t, err)
 	assert.NotSame(t, sa, sb)
-	assert.Equal(t, tl.InUInt32, sa.Fields[0].InType)
-	assert.Equal(t, tl.InUInt64, sb.Fields[0].InType)
+	assert.Equal(t, payload.InUInt32, sa.Fields[0].InType)
+	assert.Equal(t, payload.InUInt64, sb.Fields[0].InType)
 
 	// A copy with extended-item padding after it hits the same entry.
 	padded := append(append([]byte{}, a...), 0, 0, 0)
@@ -121,7 +122,7 @@ func BenchmarkDecodeAndRenderJSON(b *testing.B) {
 	for b.Loop() {
 		s, _ := c.Schema(m)
 		vals, _ = s.Decode(p, 8, vals[:0])
-		out = tl.AppendJSONObject(out[:0], vals)
+		out = payload.AppendJSONObject(out[:0], vals)
 	}
 }
 
@@ -135,5 +136,5 @@ func TestBenchEventDecodes(t *testing.T) {
 		`"ActivityId":"01234567-89ab-cdef-0123-456789abcdef","Started":"2021-09-09T12:59:35.7912345Z",`+
 		`"Remote":"10.1.2.3:443","Elapsed":1.5,"Ok":true,`+
 		`"Stages":[{"Name":"dns","Micros":120},{"Name":"connect","Micros":3400},{"Name":"transfer","Micros":9100}]}`,
-		string(tl.AppendJSONObject(nil, vals)))
+		string(payload.AppendJSONObject(nil, vals)))
 }

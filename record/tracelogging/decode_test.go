@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/payload"
 	tl "github.com/etlkit/etlkit/record/tracelogging"
 )
 
@@ -19,7 +20,7 @@ type scalarCase struct {
 	in      byte
 	out     int // -1: none
 	payload []byte
-	kind    tl.Kind
+	kind    payload.Kind
 	text    string
 	json    string
 	typed   any // what Interface returns
@@ -34,71 +35,71 @@ func systemTimeBytes(y, mo, dow, d, h, mi, s, ms uint16) []byte {
 var sidBytes = cat([]byte{1, 5, 0, 0, 0, 0, 0, 5}, le32(21), le32(1), le32(2), le32(3), le32(1001))
 
 var scalarCases = []scalarCase{
-	{"UnicodeString", 1, -1, u16z("Hé😀"), tl.KindString, "Hé😀", `"Hé😀"`, "Hé😀"},
-	{"UnicodeString empty", 1, -1, u16z(""), tl.KindString, "", `""`, ""},
-	{"UnicodeString controls", 1, -1, u16z("a\nb\t\"c\x01"), tl.KindString, `a\nb\t"c\x01`, `"a\nb\t\"c\u0001"`, "a\nb\t\"c\x01"},
-	{"UnicodeString lone surrogate", 1, -1, cat(le16(0xD800), le16('x'), le16(0)), tl.KindString, "\uFFFDx", `"` + "\uFFFDx" + `"`, "\uFFFDx"},
-	{"UnicodeString Json", 1, 0x0C, u16z(`{"k":[1,2]}`), tl.KindString, `{"k":[1,2]}`, `{"k":[1,2]}`, `{"k":[1,2]}`},
-	{"UnicodeString Json invalid", 1, 0x0C, u16z(`{"k"`), tl.KindString, `{"k"`, `"{\"k\""`, `{"k"`},
-	{"UnicodeString Xml", 1, 0x0B, u16z(`<a b="1"/>`), tl.KindString, `<a b="1"/>`, `"<a b=\"1\"/>"`, `<a b="1"/>`},
-	{"AnsiString", 2, -1, []byte("abc\x00"), tl.KindString, "abc", `"abc"`, "abc"},
-	{"AnsiString Latin-1", 2, -1, []byte("caf\xe9\x00"), tl.KindString, "café", `"café"`, "café"},
-	{"AnsiString UTF-8", 2, 0x23, []byte("caf\xc3\xa9\x00"), tl.KindString, "café", `"café"`, "café"},
-	{"AnsiString bad UTF-8", 2, 0x23, []byte("a\xff\x00"), tl.KindString, "a\uFFFD", "\"a\uFFFD\"", "a\uFFFD"},
-	{"AnsiString Json", 2, 0x0C, []byte(`{"a":true}` + "\x00"), tl.KindString, `{"a":true}`, `{"a":true}`, `{"a":true}`},
-	{"Int8", 3, -1, []byte{0xFF}, tl.KindInt, "-1", "-1", int64(-1)},
-	{"Int8 hex", 3, 0x04, []byte{0xFE}, tl.KindInt, "0xFE", `"0xFE"`, int64(-2)},
-	{"UInt8", 4, -1, []byte{0xFF}, tl.KindUint, "255", "255", uint64(255)},
-	{"UInt8 Boolean true", 4, 0x03, []byte{1}, tl.KindBool, "true", "true", true},
-	{"UInt8 Boolean false", 4, 0x03, []byte{0}, tl.KindBool, "false", "false", false},
-	{"UInt8 String", 4, 0x02, []byte{77}, tl.KindUint, "77", "77", uint64(77)},
-	{"Int16", 5, -1, le16(0xFFFE), tl.KindInt, "-2", "-2", int64(-2)},
-	{"UInt16", 6, -1, le16(0xFFFE), tl.KindUint, "65534", "65534", uint64(65534)},
-	{"UInt16 Port", 6, 0x07, []byte{0x01, 0xBB}, tl.KindUint, "443", "443", uint64(443)},
-	{"Int32", 7, -1, le32(uint32(0xFFFFFF9C)), tl.KindInt, "-100", "-100", int64(-100)},
-	{"Int32 HResult", 7, 0x0F, le32(0x80070005), tl.KindInt, "0x80070005", `"0x80070005"`, int64(-2147024891)},
-	{"Int32 Hex", 7, 0x04, le32(0xFFFFFFFF), tl.KindInt, "0xFFFFFFFF", `"0xFFFFFFFF"`, int64(-1)},
-	{"UInt32", 8, -1, le32(4000000000), tl.KindUint, "4000000000", "4000000000", uint64(4000000000)},
-	{"UInt32 Pid", 8, 0x05, le32(1234), tl.KindUint, "1234", "1234", uint64(1234)},
-	{"UInt32 Tid", 8, 0x06, le32(5678), tl.KindUint, "5678", "5678", uint64(5678)},
-	{"UInt32 IPv4", 8, 0x08, []byte{192, 168, 1, 20}, tl.KindUint, "192.168.1.20", `"192.168.1.20"`, uint64(0x1401A8C0)},
-	{"UInt32 Win32Error", 8, 0x0D, le32(5), tl.KindUint, "5", "5", uint64(5)},
-	{"UInt32 NTStatus", 8, 0x0E, le32(0xC0000005), tl.KindUint, "0xC0000005", `"0xC0000005"`, uint64(0xC0000005)},
-	{"UInt32 NTStatus success", 8, 0x0E, le32(0), tl.KindUint, "0x00000000", `"0x00000000"`, uint64(0)},
-	{"UInt32 HResult", 8, 0x0F, le32(1), tl.KindUint, "0x00000001", `"0x00000001"`, uint64(1)},
-	{"Int64", 9, -1, le64(uint64(math.MaxUint64 - 4)), tl.KindInt, "-5", "-5", int64(-5)},
-	{"UInt64", 10, -1, le64(math.MaxUint64), tl.KindUint, "18446744073709551615", "18446744073709551615", uint64(math.MaxUint64)},
-	{"UInt64 FileTime", 10, 0x10, le64(fileTime(when)), tl.KindUint, "2021-09-09T12:59:35.7912345Z", `"2021-09-09T12:59:35.7912345Z"`, fileTime(when)},
-	{"Int64 DateTimeUtc", 9, 0x26, le64(fileTime(when)), tl.KindInt, "2021-09-09T12:59:35.7912345Z", `"2021-09-09T12:59:35.7912345Z"`, int64(fileTime(when))},
-	{"Float", 11, -1, le32(math.Float32bits(1.1)), tl.KindFloat, "1.1", "1.1", float64(float32(1.1))},
-	{"Float NaN", 11, -1, le32(math.Float32bits(float32(math.NaN()))), tl.KindFloat, "NaN", `"NaN"`, nil},
-	{"Double", 12, -1, le64(math.Float64bits(-3.25e100)), tl.KindFloat, "-3.25e+100", "-3.25e+100", -3.25e100},
-	{"Double Inf", 12, -1, le64(math.Float64bits(math.Inf(1))), tl.KindFloat, "+Inf", `"+Inf"`, math.Inf(1)},
-	{"Bool32 true", 13, -1, le32(1), tl.KindBool, "true", "true", true},
-	{"Bool32 false", 13, -1, le32(0), tl.KindBool, "false", "false", false},
-	{"Binary", 14, -1, counted([]byte{1, 0xAB, 3}), tl.KindBytes, "0x01AB03", `"0x01AB03"`, []byte{1, 0xAB, 3}},
-	{"Binary empty", 14, -1, counted(nil), tl.KindBytes, "", `""`, []byte{}},
-	{"Binary IPv6", 14, 0x09, counted([]byte{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}), tl.KindBytes, "2001:db8::1", `"2001:db8::1"`, nil},
-	{"Binary IPv6 wrong size", 14, 0x09, counted([]byte{1, 2}), tl.KindBytes, "0x0102", `"0x0102"`, []byte{1, 2}},
-	{"Binary SocketAddress v4", 14, 0x0A, counted([]byte{2, 0, 0x00, 0x50, 10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0}), tl.KindBytes, "10.0.0.1:80", `"10.0.0.1:80"`, nil},
-	{"Binary SocketAddress v6", 14, 0x0A, counted(cat([]byte{23, 0, 0x01, 0xBB}, le32(0), []byte{0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, le32(7))), tl.KindBytes, "[fe80::1%7]:443", `"[fe80::1%7]:443"`, nil},
-	{"Binary SocketAddress unknown family", 14, 0x0A, counted([]byte{9, 0, 1}), tl.KindBytes, "0x090001", `"0x090001"`, nil},
-	{"Guid", 15, -1, guidBytes, tl.KindGUID, guidText, `"` + guidText + `"`, uuid.MustParse(guidText)},
-	{"Pointer", 16, -1, le64(0x7FF6A1B20000), tl.KindUint, "0x7FF6A1B20000", `"0x7FF6A1B20000"`, uint64(0x7FF6A1B20000)},
-	{"FileTime", 17, -1, le64(fileTime(when)), tl.KindTime, "2021-09-09T12:59:35.7912345Z", `"2021-09-09T12:59:35.7912345Z"`, when},
-	{"FileTime zero", 17, -1, le64(0), tl.KindTime, "1601-01-01T00:00:00.0000000Z", `"1601-01-01T00:00:00.0000000Z"`, time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)},
-	{"SystemTime", 18, -1, systemTimeBytes(2021, 9, 4, 9, 12, 59, 35, 31), tl.KindTime, "2021-09-09T12:59:35.0310000Z", `"2021-09-09T12:59:35.0310000Z"`, time.Date(2021, 9, 9, 12, 59, 35, 31e6, time.UTC)},
-	{"SystemTime out of range", 18, -1, systemTimeBytes(2021, 2, 0, 30, 25, 0, 0, 0), tl.KindTime, "2021-02-30T25:00:00.0000000Z", `"2021-02-30T25:00:00.0000000Z"`, time.Time{}},
-	{"SystemTime zero", 18, -1, systemTimeBytes(0, 0, 0, 0, 0, 0, 0, 0), tl.KindTime, "0000-00-00T00:00:00.0000000Z", `"0000-00-00T00:00:00.0000000Z"`, time.Time{}},
-	{"Sid", 19, -1, sidBytes, tl.KindSID, "S-1-5-21-1-2-3-1001", `"S-1-5-21-1-2-3-1001"`, "S-1-5-21-1-2-3-1001"},
-	{"Sid big authority", 19, -1, []byte{1, 0, 1, 2, 3, 4, 5, 6}, tl.KindSID, "S-1-0x010203040506", `"S-1-0x010203040506"`, "S-1-0x010203040506"},
-	{"HexInt32", 20, -1, le32(0xFF), tl.KindUint, "0xFF", `"0xFF"`, uint64(0xFF)},
-	{"HexInt64", 21, -1, le64(0x123456789A), tl.KindUint, "0x123456789A", `"0x123456789A"`, uint64(0x123456789A)},
-	{"CountedString", 22, -1, counted(u16n("hi ✓")), tl.KindString, "hi ✓", `"hi ✓"`, "hi ✓"},
-	{"CountedAnsiString", 23, -1, counted([]byte("xyz")), tl.KindString, "xyz", `"xyz"`, "xyz"},
-	{"CountedAnsiString UTF-8", 23, 0x23, counted([]byte("\xe2\x9c\x93")), tl.KindString, "✓", `"✓"`, "✓"},
-	{"CountedBinary", 25, -1, counted([]byte{0, 0xFF}), tl.KindBytes, "0x00FF", `"0x00FF"`, []byte{0, 0xFF}},
-	{"CountedBinary IPv4", 25, 0x08, counted([]byte{127, 0, 0, 1}), tl.KindBytes, "127.0.0.1", `"127.0.0.1"`, nil},
+	{"UnicodeString", 1, -1, u16z("Hé😀"), payload.KindString, "Hé😀", `"Hé😀"`, "Hé😀"},
+	{"UnicodeString empty", 1, -1, u16z(""), payload.KindString, "", `""`, ""},
+	{"UnicodeString controls", 1, -1, u16z("a\nb\t\"c\x01"), payload.KindString, `a\nb\t"c\x01`, `"a\nb\t\"c\u0001"`, "a\nb\t\"c\x01"},
+	{"UnicodeString lone surrogate", 1, -1, cat(le16(0xD800), le16('x'), le16(0)), payload.KindString, "\uFFFDx", `"` + "\uFFFDx" + `"`, "\uFFFDx"},
+	{"UnicodeString Json", 1, 0x0C, u16z(`{"k":[1,2]}`), payload.KindString, `{"k":[1,2]}`, `{"k":[1,2]}`, `{"k":[1,2]}`},
+	{"UnicodeString Json invalid", 1, 0x0C, u16z(`{"k"`), payload.KindString, `{"k"`, `"{\"k\""`, `{"k"`},
+	{"UnicodeString Xml", 1, 0x0B, u16z(`<a b="1"/>`), payload.KindString, `<a b="1"/>`, `"<a b=\"1\"/>"`, `<a b="1"/>`},
+	{"AnsiString", 2, -1, []byte("abc\x00"), payload.KindString, "abc", `"abc"`, "abc"},
+	{"AnsiString Latin-1", 2, -1, []byte("caf\xe9\x00"), payload.KindString, "café", `"café"`, "café"},
+	{"AnsiString UTF-8", 2, 0x23, []byte("caf\xc3\xa9\x00"), payload.KindString, "café", `"café"`, "café"},
+	{"AnsiString bad UTF-8", 2, 0x23, []byte("a\xff\x00"), payload.KindString, "a\uFFFD", "\"a\uFFFD\"", "a\uFFFD"},
+	{"AnsiString Json", 2, 0x0C, []byte(`{"a":true}` + "\x00"), payload.KindString, `{"a":true}`, `{"a":true}`, `{"a":true}`},
+	{"Int8", 3, -1, []byte{0xFF}, payload.KindInt, "-1", "-1", int64(-1)},
+	{"Int8 hex", 3, 0x04, []byte{0xFE}, payload.KindInt, "0xFE", `"0xFE"`, int64(-2)},
+	{"UInt8", 4, -1, []byte{0xFF}, payload.KindUint, "255", "255", uint64(255)},
+	{"UInt8 Boolean true", 4, 0x03, []byte{1}, payload.KindBool, "true", "true", true},
+	{"UInt8 Boolean false", 4, 0x03, []byte{0}, payload.KindBool, "false", "false", false},
+	{"UInt8 String", 4, 0x02, []byte{77}, payload.KindUint, "M", `"M"`, uint64(77)}, // TraceLoggingChar8
+	{"Int16", 5, -1, le16(0xFFFE), payload.KindInt, "-2", "-2", int64(-2)},
+	{"UInt16", 6, -1, le16(0xFFFE), payload.KindUint, "65534", "65534", uint64(65534)},
+	{"UInt16 Port", 6, 0x07, []byte{0x01, 0xBB}, payload.KindUint, "443", "443", uint64(443)},
+	{"Int32", 7, -1, le32(uint32(0xFFFFFF9C)), payload.KindInt, "-100", "-100", int64(-100)},
+	{"Int32 HResult", 7, 0x0F, le32(0x80070005), payload.KindInt, "0x80070005", `"0x80070005"`, int64(-2147024891)},
+	{"Int32 Hex", 7, 0x04, le32(0xFFFFFFFF), payload.KindInt, "0xFFFFFFFF", `"0xFFFFFFFF"`, int64(-1)},
+	{"UInt32", 8, -1, le32(4000000000), payload.KindUint, "4000000000", "4000000000", uint64(4000000000)},
+	{"UInt32 Pid", 8, 0x05, le32(1234), payload.KindUint, "1234", "1234", uint64(1234)},
+	{"UInt32 Tid", 8, 0x06, le32(5678), payload.KindUint, "5678", "5678", uint64(5678)},
+	{"UInt32 IPv4", 8, 0x08, []byte{192, 168, 1, 20}, payload.KindUint, "192.168.1.20", `"192.168.1.20"`, uint64(0x1401A8C0)},
+	{"UInt32 Win32Error", 8, 0x0D, le32(5), payload.KindUint, "5", "5", uint64(5)},
+	{"UInt32 NTStatus", 8, 0x0E, le32(0xC0000005), payload.KindUint, "0xC0000005", `"0xC0000005"`, uint64(0xC0000005)},
+	{"UInt32 NTStatus success", 8, 0x0E, le32(0), payload.KindUint, "0x00000000", `"0x00000000"`, uint64(0)},
+	{"UInt32 HResult", 8, 0x0F, le32(1), payload.KindUint, "0x00000001", `"0x00000001"`, uint64(1)},
+	{"Int64", 9, -1, le64(uint64(math.MaxUint64 - 4)), payload.KindInt, "-5", "-5", int64(-5)},
+	{"UInt64", 10, -1, le64(math.MaxUint64), payload.KindUint, "18446744073709551615", "18446744073709551615", uint64(math.MaxUint64)},
+	{"UInt64 FileTime", 10, 0x10, le64(fileTime(when)), payload.KindUint, "2021-09-09T12:59:35.7912345Z", `"2021-09-09T12:59:35.7912345Z"`, fileTime(when)},
+	{"Int64 DateTimeUtc", 9, 0x26, le64(fileTime(when)), payload.KindInt, "2021-09-09T12:59:35.7912345Z", `"2021-09-09T12:59:35.7912345Z"`, int64(fileTime(when))},
+	{"Float", 11, -1, le32(math.Float32bits(1.1)), payload.KindFloat, "1.1", "1.1", float64(float32(1.1))},
+	{"Float NaN", 11, -1, le32(math.Float32bits(float32(math.NaN()))), payload.KindFloat, "NaN", `"NaN"`, nil},
+	{"Double", 12, -1, le64(math.Float64bits(-3.25e100)), payload.KindFloat, "-3.25e+100", "-3.25e+100", -3.25e100},
+	{"Double Inf", 12, -1, le64(math.Float64bits(math.Inf(1))), payload.KindFloat, "+Inf", `"+Inf"`, math.Inf(1)},
+	{"Bool32 true", 13, -1, le32(1), payload.KindBool, "true", "true", true},
+	{"Bool32 false", 13, -1, le32(0), payload.KindBool, "false", "false", false},
+	{"Binary", 14, -1, counted([]byte{1, 0xAB, 3}), payload.KindBytes, "0x01AB03", `"0x01AB03"`, []byte{1, 0xAB, 3}},
+	{"Binary empty", 14, -1, counted(nil), payload.KindBytes, "", `""`, []byte{}},
+	{"Binary IPv6", 14, 0x09, counted([]byte{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}), payload.KindBytes, "2001:db8::1", `"2001:db8::1"`, nil},
+	{"Binary IPv6 wrong size", 14, 0x09, counted([]byte{1, 2}), payload.KindBytes, "0x0102", `"0x0102"`, []byte{1, 2}},
+	{"Binary SocketAddress v4", 14, 0x0A, counted([]byte{2, 0, 0x00, 0x50, 10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0}), payload.KindBytes, "10.0.0.1:80", `"10.0.0.1:80"`, nil},
+	{"Binary SocketAddress v6", 14, 0x0A, counted(cat([]byte{23, 0, 0x01, 0xBB}, le32(0), []byte{0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, le32(7))), payload.KindBytes, "[fe80::1%7]:443", `"[fe80::1%7]:443"`, nil},
+	{"Binary SocketAddress unknown family", 14, 0x0A, counted([]byte{9, 0, 1}), payload.KindBytes, "0x090001", `"0x090001"`, nil},
+	{"Guid", 15, -1, guidBytes, payload.KindGUID, guidText, `"` + guidText + `"`, uuid.MustParse(guidText)},
+	{"Pointer", 16, -1, le64(0x7FF6A1B20000), payload.KindUint, "0x7FF6A1B20000", `"0x7FF6A1B20000"`, uint64(0x7FF6A1B20000)},
+	{"FileTime", 17, -1, le64(fileTime(when)), payload.KindTime, "2021-09-09T12:59:35.7912345Z", `"2021-09-09T12:59:35.7912345Z"`, when},
+	{"FileTime zero", 17, -1, le64(0), payload.KindTime, "1601-01-01T00:00:00.0000000Z", `"1601-01-01T00:00:00.0000000Z"`, time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)},
+	{"SystemTime", 18, -1, systemTimeBytes(2021, 9, 4, 9, 12, 59, 35, 31), payload.KindTime, "2021-09-09T12:59:35.0310000Z", `"2021-09-09T12:59:35.0310000Z"`, time.Date(2021, 9, 9, 12, 59, 35, 31e6, time.UTC)},
+	{"SystemTime out of range", 18, -1, systemTimeBytes(2021, 2, 0, 30, 25, 0, 0, 0), payload.KindTime, "2021-02-30T25:00:00.0000000Z", `"2021-02-30T25:00:00.0000000Z"`, time.Time{}},
+	{"SystemTime zero", 18, -1, systemTimeBytes(0, 0, 0, 0, 0, 0, 0, 0), payload.KindTime, "0000-00-00T00:00:00.0000000Z", `"0000-00-00T00:00:00.0000000Z"`, time.Time{}},
+	{"Sid", 19, -1, sidBytes, payload.KindSID, "S-1-5-21-1-2-3-1001", `"S-1-5-21-1-2-3-1001"`, "S-1-5-21-1-2-3-1001"},
+	{"Sid big authority", 19, -1, []byte{1, 0, 1, 2, 3, 4, 5, 6}, payload.KindSID, "S-1-0x010203040506", `"S-1-0x010203040506"`, "S-1-0x010203040506"},
+	{"HexInt32", 20, -1, le32(0xFF), payload.KindUint, "0xFF", `"0xFF"`, uint64(0xFF)},
+	{"HexInt64", 21, -1, le64(0x123456789A), payload.KindUint, "0x123456789A", `"0x123456789A"`, uint64(0x123456789A)},
+	{"CountedString", 22, -1, counted(u16n("hi ✓")), payload.KindString, "hi ✓", `"hi ✓"`, "hi ✓"},
+	{"CountedAnsiString", 23, -1, counted([]byte("xyz")), payload.KindString, "xyz", `"xyz"`, "xyz"},
+	{"CountedAnsiString UTF-8", 23, 0x23, counted([]byte("\xe2\x9c\x93")), payload.KindString, "✓", `"✓"`, "✓"},
+	{"CountedBinary", 25, -1, counted([]byte{0, 0xFF}), payload.KindBytes, "0x00FF", `"0x00FF"`, []byte{0, 0xFF}},
+	{"CountedBinary IPv4", 25, 0x08, counted([]byte{127, 0, 0, 1}), payload.KindBytes, "127.0.0.1", `"127.0.0.1"`, nil},
 }
 
 func TestDecodeScalars(t *testing.T) {
@@ -111,7 +112,12 @@ func TestDecodeScalars(t *testing.T) {
 			require.Len(t, vals, 1)
 			v := vals[0]
 			assert.Equal(t, "v", v.Name())
-			assert.Equal(t, tl.InType(c.in), v.InType())
+			wantIn := payload.InType(c.in)
+			if c.in == 14 {
+				// A TraceLogging Binary is the model's counted binary.
+				wantIn = payload.InCountedBinary
+			}
+			assert.Equal(t, wantIn, v.InType())
 			assert.Equal(t, c.kind, v.Kind())
 			assert.Equal(t, c.text, string(v.AppendText(nil)))
 			assert.Equal(t, c.text, v.String())
@@ -152,10 +158,10 @@ func TestDecodeTypedAccessors(t *testing.T) {
 	assert.Nil(t, vals[0].Elems())
 	assert.False(t, vals[0].Bool())
 	assert.Equal(t, int64(0), vals[4].Int())
-	got, ok := tl.Lookup(vals, "g")
+	got, ok := payload.Lookup(vals, "g")
 	require.True(t, ok)
 	assert.Equal(t, guidText, got.String())
-	_, ok = tl.Lookup(vals, "nope")
+	_, ok = payload.Lookup(vals, "nope")
 	assert.False(t, ok)
 }
 
@@ -194,7 +200,7 @@ func TestDecodeArraysOfEveryType(t *testing.T) {
 				require.NoError(t, err)
 				require.Len(t, vals, 2)
 				arr := vals[0]
-				assert.Equal(t, tl.KindArray, arr.Kind())
+				assert.Equal(t, payload.KindArray, arr.Kind())
 				require.Len(t, arr.Elems(), 2)
 				for _, e := range arr.Elems() {
 					assert.Equal(t, c.kind, e.Kind())
@@ -248,7 +254,7 @@ func TestDecodeEmptyArrays(t *testing.T) {
 	vals, err := s.Decode(cat(le16(0), []byte{3}), 8, nil)
 	require.NoError(t, err)
 	require.Len(t, vals, 3)
-	assert.Equal(t, tl.KindArray, vals[0].Kind())
+	assert.Equal(t, payload.KindArray, vals[0].Kind())
 	assert.Empty(t, vals[0].Elems())
 	assert.Equal(t, "[]", vals[0].String())
 	assert.Equal(t, "[]", vals[1].String())
@@ -260,7 +266,7 @@ func TestDecodeBinaryVarArrayIsOneBlob(t *testing.T) {
 	require.NoError(t, err)
 	vals, err := s.Decode(counted([]byte{1, 2, 3}), 8, nil)
 	require.NoError(t, err)
-	assert.Equal(t, tl.KindBytes, vals[0].Kind())
+	assert.Equal(t, payload.KindBytes, vals[0].Kind())
 	assert.Equal(t, []byte{1, 2, 3}, vals[0].Bytes())
 }
 
@@ -287,10 +293,10 @@ func TestDecodeStructsAndArraysOfStructs(t *testing.T) {
 	assert.Equal(t, `{"hdr":{"id":"0xBEEF","name":"n1"},"items":[`+
 		`{"k":10,"v":[1,-1],"sub":{"flag":true}},`+
 		`{"k":20,"v":[2,-2],"sub":{"flag":false}},`+
-		`{"k":30,"v":[3,-3],"sub":{"flag":true}}],"end":127}`, string(tl.AppendJSONObject(nil, vals)))
+		`{"k":30,"v":[3,-3],"sub":{"flag":true}}],"end":127}`, string(payload.AppendJSONObject(nil, vals)))
 	el := vals[1].Elems()
 	require.Len(t, el, 3)
-	assert.Equal(t, tl.KindStruct, el[1].Kind())
+	assert.Equal(t, payload.KindStruct, el[1].Kind())
 	k, ok := el[1].Member("k")
 	require.True(t, ok)
 	assert.Equal(t, uint64(20), k.Uint())
@@ -307,10 +313,10 @@ func TestDecodeCustom(t *testing.T) {
 	require.NoError(t, err)
 	vals, err := s.Decode(cat(counted([]byte{0x0A, 0x03, 'a', 'b', 'c'}), []byte{1}), 8, nil)
 	require.NoError(t, err)
-	assert.Equal(t, tl.KindBytes, vals[0].Kind())
+	assert.Equal(t, payload.KindBytes, vals[0].Kind())
 	assert.Equal(t, []byte{0x0A, 0x03, 'a', 'b', 'c'}, vals[0].Bytes())
 	assert.Equal(t, []byte{1, 2, 3}, vals[0].Field().CustomSchema)
-	assert.Equal(t, tl.Custom, vals[0].Field().Arity)
+	assert.Equal(t, payload.Custom, vals[0].Field().Arity)
 	assert.Equal(t, uint64(1), vals[1].Uint())
 }
 
@@ -325,7 +331,7 @@ func TestDecodeMismatch(t *testing.T) {
 	good := cat(le32(1), u16z("ab"), le16(2), le16(1), counted(u16n("x")), le16(2), counted(u16n("yz")), sidBytes)
 	vals, err := s.Decode(good, 8, nil)
 	require.NoError(t, err)
-	assert.Equal(t, `{"first":1,"a":{"s":"ab","items":[{"k":1,"c":"x"},{"k":2,"c":"yz"}]},"sid":"S-1-5-21-1-2-3-1001"}`, string(tl.AppendJSONObject(nil, vals)))
+	assert.Equal(t, `{"first":1,"a":{"s":"ab","items":[{"k":1,"c":"x"},{"k":2,"c":"yz"}]},"sid":"S-1-5-21-1-2-3-1001"}`, string(payload.AppendJSONObject(nil, vals)))
 
 	cases := []struct {
 		name    string
@@ -402,14 +408,14 @@ func TestDecodeReusesDst(t *testing.T) {
 
 	vals, err := s.Decode(p1, 8, nil)
 	require.NoError(t, err)
-	assert.Equal(t, `{"s":"one","items":[{"k":1,"c":"x"},{"k":2,"c":"y"}]}`, string(tl.AppendJSONObject(nil, vals)))
+	assert.Equal(t, `{"s":"one","items":[{"k":1,"c":"x"},{"k":2,"c":"y"}]}`, string(payload.AppendJSONObject(nil, vals)))
 	capBefore := cap(vals)
 	assert.GreaterOrEqual(t, capBefore, 2+2+4)
 
 	vals, err = s.Decode(p2, 8, vals[:0])
 	require.NoError(t, err)
 	assert.Equal(t, capBefore, cap(vals), "the same backing array is reused")
-	assert.Equal(t, `{"s":"two","items":[{"k":7,"c":"z"}]}`, string(tl.AppendJSONObject(nil, vals)))
+	assert.Equal(t, `{"s":"two","items":[{"k":7,"c":"z"}]}`, string(payload.AppendJSONObject(nil, vals)))
 
 	allocs := testing.AllocsPerRun(100, func() {
 		vals, err = s.Decode(p1, 8, vals[:0])
@@ -421,7 +427,7 @@ func TestDecodeReusesDst(t *testing.T) {
 	small := make([]tl.Value, 0, 1)
 	vals, err = s.Decode(p1, 8, small)
 	require.NoError(t, err)
-	assert.Equal(t, `{"s":"one","items":[{"k":1,"c":"x"},{"k":2,"c":"y"}]}`, string(tl.AppendJSONObject(nil, vals)))
+	assert.Equal(t, `{"s":"one","items":[{"k":1,"c":"x"},{"k":2,"c":"y"}]}`, string(payload.AppendJSONObject(nil, vals)))
 }
 
 func TestRenderDoesNotAllocate(t *testing.T) {
@@ -441,8 +447,8 @@ func TestRenderDoesNotAllocate(t *testing.T) {
 	require.Len(t, vals, len(m))
 	buf := make([]byte, 0, 1<<16)
 	allocs := testing.AllocsPerRun(50, func() {
-		buf = tl.AppendJSONObject(buf[:0], vals)
-		buf = tl.AppendTextFields(buf, vals, " ")
+		buf = payload.AppendJSONObject(buf[:0], vals)
+		buf = payload.AppendTextFields(buf, vals, " ")
 	})
 	assert.Equal(t, 0.0, allocs)
 }

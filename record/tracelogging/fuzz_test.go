@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/payload"
 	tl "github.com/etlkit/etlkit/record/tracelogging"
 )
 
@@ -92,11 +93,11 @@ func checkDecode(t *testing.T, s *tl.Schema, p []byte) {
 	if len(vals) != len(s.Fields) {
 		t.Fatalf("%d values for %d fields", len(vals), len(s.Fields))
 	}
-	js := tl.AppendJSONObject(nil, vals)
+	js := payload.AppendJSONObject(nil, vals)
 	if !json.Valid(js) {
 		t.Fatalf("invalid JSON: %s", js)
 	}
-	text := tl.AppendTextFields(nil, vals, "; ")
+	text := payload.AppendTextFields(nil, vals, "; ")
 	for _, v := range vals {
 		_ = v.Interface()
 		_ = v.Clone()
@@ -106,15 +107,15 @@ func checkDecode(t *testing.T, s *tl.Schema, p []byte) {
 	if (err == nil) != (err2 == nil) {
 		t.Fatalf("second decode: %v, first: %v", err2, err)
 	}
-	if js2 := tl.AppendJSONObject(nil, again); !bytes.Equal(js, js2) {
+	if js2 := payload.AppendJSONObject(nil, again); !bytes.Equal(js, js2) {
 		t.Fatalf("reused slice decodes differently:\n%s\n%s", js, js2)
 	}
-	if text2 := tl.AppendTextFields(nil, again, "; "); !bytes.Equal(text, text2) {
+	if text2 := payload.AppendTextFields(nil, again, "; "); !bytes.Equal(text, text2) {
 		t.Fatalf("text differs on reuse")
 	}
 	// A 4-byte pointer size reads the same payload consistently too.
 	if v4, err := s.Decode(p, 4, nil); err == nil || tl.IsTrailing(err) {
-		if !json.Valid(tl.AppendJSONObject(nil, v4)) {
+		if !json.Valid(payload.AppendJSONObject(nil, v4)) {
 			t.Fatal("invalid JSON with 4-byte pointers")
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/samples"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	tl "github.com/etlkit/etlkit/record/tracelogging"
 )
@@ -71,7 +72,7 @@ func readTL(t *testing.T, name string) (events []tlEvent, eventHeaders int) {
 
 func field(t *testing.T, ev tlEvent, name string) tl.Value {
 	t.Helper()
-	v, ok := tl.Lookup(ev.vals, name)
+	v, ok := payload.Lookup(ev.vals, name)
 	require.True(t, ok, "event %s has no field %s", ev.name, name)
 	return v
 }
@@ -132,7 +133,7 @@ func TestPrimitiveTypesSample(t *testing.T) {
 				assert.Equal(t, want, field(t, ev, k).Str())
 			case "boolean_type":
 				v := field(t, ev, k)
-				assert.Equal(t, tl.KindBool, v.Kind())
+				assert.Equal(t, payload.KindBool, v.Kind())
 				assert.Equal(t, want, map[bool]string{true: "True", false: "False"}[v.Bool()])
 			case "char_type", "uint16_type", "uint32_type", "uint64_type":
 				assert.Equal(t, want, strconv.FormatUint(field(t, ev, k).Uint(), 10), k)
@@ -142,7 +143,7 @@ func TestPrimitiveTypesSample(t *testing.T) {
 				// The metadata declares this field UInt64 (InType 10);
 				// TraceEvent shows it signed. Both read the same bits.
 				v := field(t, ev, k)
-				assert.Equal(t, tl.InUInt64, v.InType())
+				assert.Equal(t, payload.InUInt64, v.InType())
 				assert.Equal(t, want, strconv.FormatInt(v.Int(), 10))
 			case "guid_type":
 				got := field(t, ev, k).String()
@@ -181,12 +182,12 @@ func TestSelfDescribingSample(t *testing.T) {
 	assert.Equal(t, "TestEvent", ev.name)
 	require.Len(t, ev.vals, 1)
 	a := field(t, ev, "a")
-	assert.Equal(t, tl.KindStruct, a.Kind())
+	assert.Equal(t, payload.KindStruct, a.Kind())
 	b, _ := a.Member("b")
 	c, _ := a.Member("c")
 	assert.Equal(t, "Hello", b.Str())
 	assert.Equal(t, "World!", c.Str())
-	assert.Equal(t, `{"a":{"b":"Hello","c":"World!"}}`, string(tl.AppendJSONObject(nil, ev.vals)))
+	assert.Equal(t, `{"a":{"b":"Hello","c":"World!"}}`, string(payload.AppendJSONObject(nil, ev.vals)))
 }
 
 func TestTraceLoggingSamples(t *testing.T) {
@@ -204,7 +205,7 @@ func TestTraceLoggingSamples(t *testing.T) {
 				engines[field(t, ev, "Engine").Str()]++
 				// "Raw Script" is the script again as UTF-16 code units.
 				raw := field(t, ev, "Raw Script")
-				assert.Equal(t, tl.VarArray, raw.Field().Arity)
+				assert.Equal(t, payload.CountPrefixed, raw.Field().Arity)
 				units := make([]uint16, len(raw.Elems()))
 				for i, e := range raw.Elems() {
 					units[i] = uint16(e.Uint())
@@ -245,18 +246,18 @@ func TestTraceLoggingSamples(t *testing.T) {
 		}, func(t *testing.T, evs []tlEvent) {
 			ev := evs[0]
 			tm := field(t, ev, "time")
-			assert.Equal(t, tl.InSystemTime, tm.InType())
-			assert.Equal(t, tl.OutDateTimeUTC, tm.OutType())
+			assert.Equal(t, payload.InSystemTime, tm.InType())
+			assert.Equal(t, payload.OutDateTimeUTC, tm.OutType())
 			assert.Equal(t, time.Date(2026, 3, 27, 3, 57, 13, 336e6, time.UTC), tm.Time())
 			msg := field(t, ev, "message")
-			assert.Equal(t, tl.OutUTF8, msg.OutType())
+			assert.Equal(t, payload.OutUTF8, msg.OutType())
 			assert.Equal(t, "modem health poll failed", msg.Str())
 			assert.Equal(t, "session created", field(t, evs[1], "message").Str())
 			assert.Equal(t, uint64(629728878295337597), field(t, evs[1], "seq").Uint())
 			assert.Equal(t, uint64(3300), field(t, evs[2], "battery_mv").Uint())
 		}},
 		{"hw3d-tracelogging.etl", map[string]int{"Atum-Hw3d/WinMain": 1}, func(t *testing.T, evs []tlEvent) {
-			assert.Equal(t, `{"lpCmdLine":"","nCmdShow":10}`, string(tl.AppendJSONObject(nil, evs[0].vals)))
+			assert.Equal(t, `{"lpCmdLine":"","nCmdShow":10}`, string(payload.AppendJSONObject(nil, evs[0].vals)))
 		}},
 		{"diaghub-user-paged.etl", map[string]int{
 			"Microsoft-Diagnostics-DiagnosticSource/Message":               80,

@@ -1,6 +1,7 @@
-// Package tracelogging decodes TraceLogging (self-describing) events: the
-// event metadata blob carried in the EVENT_SCHEMA_TL extended data item, and
-// the payload that the metadata describes.
+// Package tracelogging reads TraceLogging (self-describing) event metadata:
+// the blob carried in the EVENT_SCHEMA_TL extended data item. It turns the
+// blob into a payload.Schema, so that the payload it describes decodes and
+// renders as every other event's does.
 //
 // The metadata encoding is the one documented in Microsoft's
 // TraceLoggingDynamic.h. The package does not import package record, so that
@@ -9,168 +10,73 @@ package tracelogging
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/payload"
 )
 
-// InType is the encoding of a field's value in the payload (the low 5 bits
-// of the InMeta byte).
-type InType uint8
+// The model of a decoded event is package payload's; these names keep the
+// package's own API readable.
+type (
+	Schema      = payload.Schema
+	Field       = payload.Field
+	Value       = payload.Value
+	Kind        = payload.Kind
+	DecodeError = payload.DecodeError
+)
 
+// Limits on what ParseSchema accepts: the model's.
 const (
-	InNull              InType = 0
-	InUnicodeString     InType = 1
-	InAnsiString        InType = 2
-	InInt8              InType = 3
-	InUInt8             InType = 4
-	InInt16             InType = 5
-	InUInt16            InType = 6
-	InInt32             InType = 7
-	InUInt32            InType = 8
-	InInt64             InType = 9
-	InUInt64            InType = 10
-	InFloat             InType = 11
-	InDouble            InType = 12
-	InBool32            InType = 13
-	InBinary            InType = 14
-	InGuid              InType = 15
-	InPointer           InType = 16
-	InFileTime          InType = 17
-	InSystemTime        InType = 18
-	InSid               InType = 19
-	InHexInt32          InType = 20
-	InHexInt64          InType = 21
-	InCountedString     InType = 22
-	InCountedAnsiString InType = 23
-	InStruct            InType = 24
-	InCountedBinary     InType = 25
-	inTypeLimit         InType = 26
+	MaxDepth  = payload.MaxDepth
+	MaxFields = payload.MaxFields
 )
 
-var inTypeNames = [...]string{
-	"Null", "UnicodeString", "AnsiString", "Int8", "UInt8", "Int16", "UInt16",
-	"Int32", "UInt32", "Int64", "UInt64", "Float", "Double", "Bool32", "Binary",
-	"Guid", "Pointer", "FileTime", "SystemTime", "Sid", "HexInt32", "HexInt64",
-	"CountedString", "CountedAnsiString", "Struct", "CountedBinary",
-}
+// Errors wrapped by decoding, besides buffer.ErrMalformed and
+// buffer.ErrTruncated: the model's.
+var (
+	ErrTrailingData  = payload.ErrTrailingData
+	ErrTooManyValues = payload.ErrTooManyValues
+)
 
-func (t InType) String() string {
-	if int(t) < len(inTypeNames) {
-		return inTypeNames[t]
-	}
-	return fmt.Sprintf("InType(%d)", uint8(t))
-}
+// IsTrailing reports whether err only says that the payload had bytes after
+// its last field, so the values decoded with it are complete.
+func IsTrailing(err error) bool { return payload.IsTrailing(err) }
 
-// OutType is a field's formatting hint (the low 7 bits of the OutMeta byte).
-type OutType uint8
-
+// Wire in-types of the metadata encoding (TlgIn*). They are TDH's numbers,
+// except that 14 (Binary) carries a u16 byte count in the payload, and 24
+// is a struct.
 const (
-	OutDefault                    OutType = 0x00
-	OutNoPrint                    OutType = 0x01
-	OutString                     OutType = 0x02
-	OutBoolean                    OutType = 0x03
-	OutHex                        OutType = 0x04
-	OutPid                        OutType = 0x05
-	OutTid                        OutType = 0x06
-	OutPort                       OutType = 0x07
-	OutIPv4                       OutType = 0x08
-	OutIPv6                       OutType = 0x09
-	OutSocketAddress              OutType = 0x0A
-	OutXML                        OutType = 0x0B
-	OutJSON                       OutType = 0x0C
-	OutWin32Error                 OutType = 0x0D
-	OutNTStatus                   OutType = 0x0E
-	OutHResult                    OutType = 0x0F
-	OutFileTime                   OutType = 0x10
-	OutSigned                     OutType = 0x11
-	OutUnsigned                   OutType = 0x12
-	OutDateTimeCultureInsensitive OutType = 0x21
-	OutUTF8                       OutType = 0x23
-	OutPKCS7WithTypeInfo          OutType = 0x24
-	OutCodePointer                OutType = 0x25
-	OutDateTimeUTC                OutType = 0x26
+	wireBinary    = 14
+	wireStruct    = 24
+	wireTypeLimit = 26
 )
 
-func (t OutType) String() string {
-	switch t {
-	case OutDefault:
-		return "Default"
-	case OutNoPrint:
-		return "NoPrint"
-	case OutString:
-		return "String"
-	case OutBoolean:
-		return "Boolean"
-	case OutHex:
-		return "Hex"
-	case OutPid:
-		return "Pid"
-	case OutTid:
-		return "Tid"
-	case OutPort:
-		return "Port"
-	case OutIPv4:
-		return "IPv4"
-	case OutIPv6:
-		return "IPv6"
-	case OutSocketAddress:
-		return "SocketAddress"
-	case OutXML:
-		return "Xml"
-	case OutJSON:
-		return "Json"
-	case OutWin32Error:
-		return "Win32Error"
-	case OutNTStatus:
-		return "NTStatus"
-	case OutHResult:
-		return "HResult"
-	case OutFileTime:
-		return "FileTime"
-	case OutSigned:
-		return "Signed"
-	case OutUnsigned:
-		return "Unsigned"
-	case OutDateTimeCultureInsensitive:
-		return "DateTimeCultureInsensitive"
-	case OutUTF8:
-		return "Utf8"
-	case OutPKCS7WithTypeInfo:
-		return "Pkcs7WithTypeInfo"
-	case OutCodePointer:
-		return "CodePointer"
-	case OutDateTimeUTC:
-		return "DateTimeUtc"
-	}
-	return fmt.Sprintf("OutType(0x%02X)", uint8(t))
-}
-
-// Arity says how many values a field has (InMeta bits 0x60).
-type Arity uint8
-
+// Wire out-types (TlgOut*) where they differ from TDH's numbering; from
+// 0x21 on the two agree.
 const (
-	Scalar     Arity = 0x00 // one value
-	FixedArray Arity = 0x20 // Field.Count values, the count is in the metadata
-	VarArray   Arity = 0x40 // a u16 count precedes the values in the payload
-	Custom     Arity = 0x60 // opaque bytes described by Field.CustomSchema
+	wireOutNoPrint       = 0x01
+	wireOutString        = 0x02
+	wireOutBoolean       = 0x03
+	wireOutHex           = 0x04
+	wireOutPid           = 0x05
+	wireOutTid           = 0x06
+	wireOutPort          = 0x07
+	wireOutIPv4          = 0x08
+	wireOutIPv6          = 0x09
+	wireOutSocketAddress = 0x0A
+	wireOutXML           = 0x0B
+	wireOutJSON          = 0x0C
+	wireOutWin32Error    = 0x0D
+	wireOutNTStatus      = 0x0E
+	wireOutHResult       = 0x0F
+	wireOutFileTime      = 0x10
+	wireOutSigned        = 0x11
+	wireOutUnsigned      = 0x12
+	wireOutFirstTDH      = 0x21
 )
 
-func (a Arity) String() string {
-	switch a {
-	case Scalar:
-		return "Scalar"
-	case FixedArray:
-		return "FixedArray"
-	case VarArray:
-		return "VarArray"
-	case Custom:
-		return "Custom"
-	}
-	return fmt.Sprintf("Arity(0x%02X)", uint8(a))
-}
-
+// InMeta bits: the in-type, the arity, and whether an OutMeta byte follows.
 const (
 	inTypeMask  = 0x1F
 	arityMask   = 0x60
@@ -178,60 +84,83 @@ const (
 	outTypeMask = 0x7F
 )
 
-// Limits on what ParseSchema accepts. Real events stay far below them; they
-// exist so that hostile metadata costs bounded time and memory.
+// Wire arities (InMeta bits 0x60).
 const (
-	// MaxDepth bounds struct nesting.
-	MaxDepth = 32
-	// MaxFields bounds the number of fields, members of every struct included.
-	MaxFields = 1024
+	wireScalar     = 0x00
+	wireFixedArray = 0x20 // a u16 count in the metadata
+	wireVarArray   = 0x40 // a u16 count before the values in the payload
+	wireCustom     = 0x60 // a u16 byte count, then bytes a custom schema describes
 )
 
-// Errors wrapped by what this package returns, besides buffer.ErrMalformed
-// and buffer.ErrTruncated.
-var (
-	// ErrTrailingData: the payload is longer than its fields. The values
-	// returned alongside it are complete and correct.
-	ErrTrailingData = errors.New("payload has bytes after the last field")
-	// ErrTooManyValues: decoding would produce more values than the payload
-	// size can justify (see Schema.Decode).
-	ErrTooManyValues = errors.New("too many values")
-)
-
-// Field is one field of an event's metadata. Struct fields have their
-// members in Members, nested to any depth.
-type Field struct {
-	Name    string
-	InType  InType
-	OutType OutType // OutDefault for structs, whose OutMeta holds the member count
-	Arity   Arity
-	// Count is the element count of a FixedArray field.
-	Count uint16
-	// Tags are the 28 field tag bits, 0 when absent.
-	Tags uint32
-	// CustomSchema is the opaque type description of a Custom field.
-	CustomSchema []byte
-	// Members are the fields of a struct, in order.
-	Members []Field
+// outType translates the wire out-type of a field of in-type in to the
+// model's. Hex, signed and unsigned take the width of the in-type;
+// out-types the model does not know are left to the in-type.
+func outType(out uint8, in payload.InType) payload.OutType {
+	var width int
+	switch in {
+	case payload.InInt8, payload.InUInt8:
+		width = 1
+	case payload.InInt16, payload.InUInt16:
+		width = 2
+	case payload.InInt32, payload.InUInt32, payload.InHexInt32:
+		width = 4
+	default:
+		width = 8
+	}
+	pick := func(t1, t2, t4, t8 payload.OutType) payload.OutType {
+		switch width {
+		case 1:
+			return t1
+		case 2:
+			return t2
+		case 4:
+			return t4
+		}
+		return t8
+	}
+	switch out {
+	case wireOutNoPrint:
+		return payload.OutNoPrint
+	case wireOutString:
+		return payload.OutString
+	case wireOutBoolean:
+		return payload.OutBoolean
+	case wireOutHex:
+		return pick(payload.OutHexInt8, payload.OutHexInt16, payload.OutHexInt32, payload.OutHexInt64)
+	case wireOutPid:
+		return payload.OutPID
+	case wireOutTid:
+		return payload.OutTID
+	case wireOutPort:
+		return payload.OutPort
+	case wireOutIPv4:
+		return payload.OutIPv4
+	case wireOutIPv6:
+		return payload.OutIPv6
+	case wireOutSocketAddress:
+		return payload.OutSocketAddress
+	case wireOutXML:
+		return payload.OutXML
+	case wireOutJSON:
+		return payload.OutJSON
+	case wireOutWin32Error:
+		return payload.OutWin32Error
+	case wireOutNTStatus:
+		return payload.OutNTStatus
+	case wireOutHResult:
+		return payload.OutHResult
+	case wireOutFileTime:
+		return payload.OutDateTime
+	case wireOutSigned:
+		return pick(payload.OutByte, payload.OutShort, payload.OutInt, payload.OutLong)
+	case wireOutUnsigned:
+		return pick(payload.OutUnsignedByte, payload.OutUnsignedShort, payload.OutUnsignedInt, payload.OutUnsignedLong)
+	}
+	if out >= wireOutFirstTDH && payload.OutType(out) <= payload.OutDateTimeUTC {
+		return payload.OutType(out)
+	}
+	return payload.OutDefault
 }
-
-// IsArray reports whether the field holds an array of values.
-func (f *Field) IsArray() bool { return f.Arity == FixedArray || f.Arity == VarArray }
-
-// Schema is a parsed event metadata blob.
-type Schema struct {
-	Name   string  // event name
-	Tags   uint32  // the 28 event tag bits
-	Fields []Field // top-level fields in payload order
-	// levels is the largest number of containers (structs and arrays)
-	// around any value; it scales the bound on values per payload byte.
-	levels int
-	// total counts every field, members included.
-	total int
-}
-
-// NumFields is the number of fields in the schema, struct members included.
-func (s *Schema) NumFields() int { return s.total }
 
 func malformed(format string, args ...any) error {
 	return fmt.Errorf("%w: tracelogging metadata: %s", buffer.ErrMalformed, fmt.Sprintf(format, args...))
@@ -249,25 +178,36 @@ func ParseSchema(b []byte) (*Schema, error) {
 		return nil, fmt.Errorf("%w: tracelogging metadata: size %d, only %d bytes", buffer.ErrTruncated, size, len(b))
 	}
 	p := parser{b: b[:size], pos: 2}
-	s := &Schema{}
-	var err error
-	if s.Tags, err = p.tags("event tags"); err != nil {
+	tags, err := p.tags("event tags")
+	if err != nil {
 		return nil, err
 	}
-	if s.Name, err = p.cstr("event name"); err != nil {
+	name, err := p.cstr("event name")
+	if err != nil {
 		return nil, err
 	}
+	var fields []Field
 	for p.pos < len(p.b) {
 		f, err := p.field(0)
 		if err != nil {
 			return nil, err
 		}
-		s.Fields = append(s.Fields, f)
+		fields = append(fields, f)
 	}
-	s.total = p.fields
-	s.levels = levels(s.Fields)
+	s, err := payload.NewSchema(name, fields)
+	if err != nil {
+		return nil, malformed("%v", err)
+	}
+	s.Tags = tags
 	return s, nil
 }
+
+// NewSchema builds a schema from fields described in code; see
+// payload.NewSchema.
+func NewSchema(name string, fields []Field) (*Schema, error) { return payload.NewSchema(name, fields) }
+
+// MustSchema is NewSchema for fields known to be valid; it panics otherwise.
+func MustSchema(name string, fields []Field) *Schema { return payload.MustSchema(name, fields) }
 
 type parser struct {
 	b      []byte
@@ -340,11 +280,12 @@ func (p *parser) field(depth int) (Field, error) {
 	if err != nil {
 		return f, err
 	}
-	f.InType = InType(in & inTypeMask)
-	f.Arity = Arity(in & arityMask)
-	if f.InType == InNull || f.InType >= inTypeLimit {
-		return f, malformed("field %q at offset %d has unknown InType %d", f.Name, start, f.InType)
+	wireIn := in & inTypeMask
+	arity := in & arityMask
+	if wireIn == 0 || wireIn >= wireTypeLimit {
+		return f, malformed("field %q at offset %d has unknown InType %d", f.Name, start, wireIn)
 	}
+	f.InType = payload.InType(wireIn)
 	var out uint8
 	hasOut := in&chainFlag != 0
 	if hasOut {
@@ -357,12 +298,18 @@ func (p *parser) field(depth int) (Field, error) {
 			}
 		}
 	}
-	switch f.Arity {
-	case FixedArray:
+	switch arity {
+	case wireScalar:
+		f.Arity = payload.Scalar
+	case wireFixedArray:
+		f.Arity = payload.FixedCount
 		if f.Count, err = p.u16("count of field " + f.Name); err != nil {
 			return f, err
 		}
-	case Custom:
+	case wireVarArray:
+		f.Arity = payload.CountPrefixed
+	case wireCustom:
+		f.Arity = payload.Custom
 		n, err := p.u16("custom schema size of field " + f.Name)
 		if err != nil {
 			return f, err
@@ -373,20 +320,27 @@ func (p *parser) field(depth int) (Field, error) {
 		f.CustomSchema = append([]byte{}, p.b[p.pos:p.pos+int(n)]...)
 		p.pos += int(n)
 	}
-	if f.InType != InStruct {
-		f.OutType = OutType(out & outTypeMask)
-		// Arrays of Binary are undefined: each element would need a size
-		// the encoding has no place for. A VarArray of Binary is accepted
-		// as one blob, since its u16 count and bytes are exactly a Binary.
-		if f.InType == InBinary && f.Arity == FixedArray {
-			return f, malformed("field %q at offset %d is a fixed array of Binary", f.Name, start)
+	if wireIn != wireStruct {
+		f.OutType = outType(out&outTypeMask, f.InType)
+		if wireIn == wireBinary {
+			// Arrays of Binary are undefined: each element would need a
+			// size the encoding has no place for. A variable array of
+			// Binary is accepted as one blob, since its u16 count and
+			// bytes are exactly a Binary; both are the model's counted
+			// binary.
+			switch f.Arity {
+			case payload.FixedCount:
+				return f, malformed("field %q at offset %d is a fixed array of Binary", f.Name, start)
+			case payload.Scalar, payload.CountPrefixed:
+				f.InType, f.Arity = payload.InCountedBinary, payload.Scalar
+			}
 		}
 		return f, nil
 	}
 	if !hasOut {
 		return f, malformed("struct field %q at offset %d has no member count", f.Name, start)
 	}
-	if f.Arity == Custom {
+	if f.Arity == payload.Custom {
 		return f, malformed("struct field %q at offset %d has a custom serializer", f.Name, start)
 	}
 	if depth+1 >= MaxDepth {
@@ -405,71 +359,4 @@ func (p *parser) field(depth int) (Field, error) {
 		f.Members = append(f.Members, m)
 	}
 	return f, nil
-}
-
-// NewSchema builds a schema from fields described in code, for payloads
-// whose layout is known without metadata. It checks the fields as
-// ParseSchema would.
-func NewSchema(name string, fields []Field) (*Schema, error) {
-	s := &Schema{Name: name, Fields: fields}
-	var walk func(fs []Field, depth int) error
-	walk = func(fs []Field, depth int) error {
-		if depth >= MaxDepth {
-			return malformed("structs nested deeper than %d", MaxDepth)
-		}
-		for i := range fs {
-			f := &fs[i]
-			s.total++
-			if s.total > MaxFields {
-				return malformed("more than %d fields", MaxFields)
-			}
-			if f.InType == InNull || f.InType >= inTypeLimit {
-				return malformed("field %q has unknown InType %d", f.Name, f.InType)
-			}
-			if f.Arity > Custom || f.Arity&^arityMask != 0 {
-				return malformed("field %q has arity 0x%02X", f.Name, uint8(f.Arity))
-			}
-			if f.InType == InStruct {
-				if f.Arity == Custom {
-					return malformed("struct field %q has a custom serializer", f.Name)
-				}
-				if err := walk(f.Members, depth+1); err != nil {
-					return err
-				}
-			} else if len(f.Members) != 0 {
-				return malformed("field %q of type %v has members", f.Name, f.InType)
-			}
-		}
-		return nil
-	}
-	if err := walk(fields, 0); err != nil {
-		return nil, err
-	}
-	s.levels = levels(fields)
-	return s, nil
-}
-
-// levels is the largest number of containers around a value of fs.
-func levels(fs []Field) int {
-	m := 0
-	for i := range fs {
-		n := 0
-		if fs[i].IsArray() {
-			n++
-		}
-		if fs[i].InType == InStruct {
-			n += 1 + levels(fs[i].Members)
-		}
-		m = max(m, n)
-	}
-	return m
-}
-
-// MustSchema is NewSchema for fields known to be valid; it panics otherwise.
-func MustSchema(name string, fields []Field) *Schema {
-	s, err := NewSchema(name, fields)
-	if err != nil {
-		panic(err)
-	}
-	return s
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/payload"
 	tl "github.com/etlkit/etlkit/record/tracelogging"
 )
 
@@ -29,25 +30,25 @@ func TestParseSchemaSelfDescribing(t *testing.T) {
 	require.Len(t, s.Fields, 1)
 	a := s.Fields[0]
 	assert.Equal(t, "a", a.Name)
-	assert.Equal(t, tl.InStruct, a.InType)
-	assert.Equal(t, tl.Scalar, a.Arity)
+	assert.Equal(t, payload.InStruct, a.InType)
+	assert.Equal(t, payload.Scalar, a.Arity)
 	require.Len(t, a.Members, 2)
-	assert.Equal(t, tl.Field{Name: "b", InType: tl.InUnicodeString}, a.Members[0])
-	assert.Equal(t, tl.Field{Name: "c", InType: tl.InUnicodeString}, a.Members[1])
+	assert.Equal(t, tl.Field{Name: "b", InType: payload.InUnicodeString}, a.Members[0])
+	assert.Equal(t, tl.Field{Name: "c", InType: payload.InUnicodeString}, a.Members[1])
 	assert.Equal(t, 3, s.NumFields())
 
 	vals, err := s.Decode(cat(u16z("Hello"), u16z("World!")), 8, nil)
 	require.NoError(t, err)
 	require.Len(t, vals, 1)
-	assert.Equal(t, tl.KindStruct, vals[0].Kind())
+	assert.Equal(t, payload.KindStruct, vals[0].Kind())
 	m := vals[0].Members()
 	require.Len(t, m, 2)
 	assert.Equal(t, "b", m[0].Name())
 	assert.Equal(t, "Hello", m[0].Str())
 	assert.Equal(t, "c", m[1].Name())
 	assert.Equal(t, "World!", m[1].Str())
-	assert.Equal(t, `{"a":{"b":"Hello","c":"World!"}}`, string(tl.AppendJSONObject(nil, vals)))
-	assert.Equal(t, `a={"b":"Hello","c":"World!"}`, string(tl.AppendTextFields(nil, vals, "; ")))
+	assert.Equal(t, `{"a":{"b":"Hello","c":"World!"}}`, string(payload.AppendJSONObject(nil, vals)))
+	assert.Equal(t, `a={"b":"Hello","c":"World!"}`, string(payload.AppendTextFields(nil, vals, "; ")))
 }
 
 func TestParseSchemaIgnoresPadding(t *testing.T) {
@@ -80,7 +81,7 @@ func TestTags(t *testing.T) {
 		require.Len(t, s.Fields, 1)
 		assert.Equal(t, c.want, s.Fields[0].Tags, "field tags % x", c.raw)
 		assert.Equal(t, "x", s.Fields[0].Name)
-		assert.Equal(t, tl.InUInt32, s.Fields[0].InType)
+		assert.Equal(t, payload.InUInt32, s.Fields[0].InType)
 	}
 }
 
@@ -106,13 +107,13 @@ func TestParseSchemaFieldForms(t *testing.T) {
 	assert.Equal(t, "Forms", s.Name)
 	assert.Equal(t, uint32(5<<21|1<<14), s.Tags)
 	want := []tl.Field{
-		{Name: "scalar", InType: tl.InInt32},
-		{Name: "hex", InType: tl.InUInt32, OutType: tl.OutHex},
-		{Name: "fixed", InType: tl.InUInt16, Arity: tl.FixedArray, Count: 3},
-		{Name: "fixedhex", InType: tl.InUInt32, OutType: tl.OutHex, Arity: tl.FixedArray, Count: 2},
-		{Name: "var", InType: tl.InInt64, Arity: tl.VarArray},
-		{Name: "custom", InType: tl.InBinary, Arity: tl.Custom, CustomSchema: custom},
-		{Name: "tagged", InType: tl.InUInt32, OutType: tl.OutHex, Arity: tl.VarArray, Tags: 1 << 21},
+		{Name: "scalar", InType: payload.InInt32},
+		{Name: "hex", InType: payload.InUInt32, OutType: payload.OutHexInt32},
+		{Name: "fixed", InType: payload.InUInt16, Arity: payload.FixedCount, Count: 3},
+		{Name: "fixedhex", InType: payload.InUInt32, OutType: payload.OutHexInt32, Arity: payload.FixedCount, Count: 2},
+		{Name: "var", InType: payload.InInt64, Arity: payload.CountPrefixed},
+		{Name: "custom", InType: payload.InBinary, Arity: payload.Custom, CustomSchema: custom},
+		{Name: "tagged", InType: payload.InUInt32, OutType: payload.OutHexInt32, Arity: payload.CountPrefixed, Tags: 1 << 21},
 	}
 	assert.Equal(t, want, s.Fields)
 	// The schema owns its bytes.
@@ -215,34 +216,36 @@ func fixSize(b []byte) []byte {
 
 func TestNewSchema(t *testing.T) {
 	s, err := tl.NewSchema("X", []tl.Field{
-		{Name: "a", InType: tl.InUInt32},
-		{Name: "s", InType: tl.InStruct, Members: []tl.Field{{Name: "b", InType: tl.InAnsiString}}},
+		{Name: "a", InType: payload.InUInt32},
+		{Name: "s", InType: payload.InStruct, Members: []tl.Field{{Name: "b", InType: payload.InAnsiString}}},
 	})
 	require.NoError(t, err)
 	assert.Equal(t, 3, s.NumFields())
 	vals, err := s.Decode(cat(le32(7), []byte("hi\x00")), 8, nil)
 	require.NoError(t, err)
-	assert.Equal(t, "a=7 s={\"b\":\"hi\"}", string(tl.AppendTextFields(nil, vals, " ")))
+	assert.Equal(t, "a=7 s={\"b\":\"hi\"}", string(payload.AppendTextFields(nil, vals, " ")))
 
 	for _, bad := range [][]tl.Field{
-		{{Name: "n", InType: tl.InNull}},
+		{{Name: "n", InType: payload.InNull}},
 		{{Name: "n", InType: 40}},
-		{{Name: "n", InType: tl.InUInt8, Arity: 0x10}},
-		{{Name: "n", InType: tl.InUInt8, Members: []tl.Field{{Name: "m", InType: tl.InUInt8}}}},
-		{{Name: "n", InType: tl.InStruct, Arity: tl.Custom}},
+		{{Name: "n", InType: payload.InUInt8, Arity: 0x10}},
+		{{Name: "n", InType: payload.InUInt8, Members: []tl.Field{{Name: "m", InType: payload.InUInt8}}}},
+		{{Name: "n", InType: payload.InStruct, Arity: payload.Custom}},
 	} {
 		_, err := tl.NewSchema("X", bad)
 		assert.ErrorIs(t, err, buffer.ErrMalformed, "%+v", bad)
 	}
-	assert.Panics(t, func() { tl.MustSchema("X", []tl.Field{{InType: tl.InNull}}) })
+	assert.Panics(t, func() { tl.MustSchema("X", []tl.Field{{InType: payload.InNull}}) })
 }
 
 func TestTypeNames(t *testing.T) {
-	assert.Equal(t, "CountedBinary", tl.InCountedBinary.String())
-	assert.Equal(t, "InType(30)", tl.InType(30).String())
-	assert.Equal(t, "DateTimeUtc", tl.OutDateTimeUTC.String())
-	assert.Equal(t, "OutType(0x7F)", tl.OutType(0x7F).String())
-	assert.Equal(t, "VarArray", tl.VarArray.String())
-	assert.Equal(t, "Struct", tl.KindStruct.String())
-	assert.Equal(t, "SocketAddress", tl.OutSocketAddress.String())
+	assert.Equal(t, "CountedBinary", payload.InCountedBinary.String())
+	assert.Equal(t, "InType(30)", payload.InType(30).String())
+	assert.Equal(t, "DateTimeUtc", payload.OutDateTimeUTC.String())
+	assert.Equal(t, "OutType(127)", payload.OutType(0x7F).String())
+	assert.Equal(t, "WBEMSID", payload.InWBEMSID.String())
+	assert.Equal(t, "NoPrint", payload.OutNoPrint.String())
+	assert.Equal(t, "CountPrefixed", payload.CountPrefixed.String())
+	assert.Equal(t, "Struct", payload.KindStruct.String())
+	assert.Equal(t, "SocketAddress", payload.OutSocketAddress.String())
 }

@@ -1,4 +1,4 @@
-package tracelogging
+package payload
 
 import (
 	"encoding/binary"
@@ -18,12 +18,12 @@ const (
 	KindInt          // Int8..Int64: Int
 	KindUint         // UInt8..UInt64, HexInt32/64, Pointer: Uint
 	KindFloat        // Float, Double: Float
-	KindBool         // Bool32, and UInt8 with OutBoolean: Bool
-	KindString       // every string InType: Str
-	KindBytes        // Binary, CountedBinary, custom-serialized fields: Bytes
-	KindGUID         // Guid: GUID
+	KindBool         // Boolean, and UInt8 with OutBoolean: Bool
+	KindString       // every string and character InType: Str
+	KindBytes        // Binary, CountedBinary, HexDump, custom-serialized fields: Bytes
+	KindGUID         // GUID: GUID
 	KindTime         // FileTime, SystemTime: Time
-	KindSID          // Sid: Bytes, rendered S-1-…
+	KindSID          // SID, WBEMSID: Bytes (empty when there is none), rendered S-1-…
 	KindStruct       // Struct: Members
 	KindArray        // fixed and variable arrays: Elems
 )
@@ -150,6 +150,60 @@ func (v Value) Str() string {
 // characters) or UInt16/Int16 (UTF-16 code units) with OutType String.
 // Character arrays keep their elements, and render as strings.
 func (v Value) IsText() bool { return v.kind == KindString || v.isCharArray() }
+
+// MapName is what the field's map says of the value (see Map.AppendName),
+// and false when the field has no map, the value is not an integer, or the
+// map does not name it.
+func (v Value) MapName() (string, bool) {
+	if !v.hasMap() {
+		return "", false
+	}
+	var tmp [64]byte
+	b, ok := v.field.Map.AppendName(tmp[:0], v.num)
+	if !ok {
+		return "", false
+	}
+	return string(b), true
+}
+
+// AppendMapName appends what the field's map says of the value, as MapName,
+// without allocating.
+func (v Value) AppendMapName(dst []byte) ([]byte, bool) {
+	if !v.hasMap() {
+		return dst, false
+	}
+	return v.field.Map.AppendName(dst, v.num)
+}
+
+func (v Value) hasMap() bool {
+	return v.field != nil && v.field.Map != nil && (v.kind == KindUint || v.kind == KindInt)
+}
+
+// isChar reports whether the value is one character: an 8- or 16-bit
+// integer shown as a string.
+func (v Value) isChar() bool {
+	if v.kind != KindInt && v.kind != KindUint || v.OutType() != OutString {
+		return false
+	}
+	switch v.InType() {
+	case InInt8, InUInt8, InInt16, InUInt16:
+		return true
+	}
+	return false
+}
+
+// char is the character of an isChar value: Latin-1 for 8-bit ones, and
+// U+FFFD for a lone surrogate.
+func (v Value) char() rune {
+	r := rune(uint16(v.num))
+	if len(v.raw) == 1 {
+		r = rune(uint8(v.num))
+	}
+	if utf16.IsSurrogate(r) {
+		return utf8.RuneError
+	}
+	return r
+}
 
 func (v Value) isCharArray() bool {
 	if v.kind != KindArray || v.OutType() != OutString {
@@ -289,14 +343,7 @@ func (v Value) Time() time.Time {
 }
 
 func (v Value) isFileTimeInt() bool {
-	if v.kind != KindInt && v.kind != KindUint || len(v.raw) != 8 {
-		return false
-	}
-	switch v.OutType() {
-	case OutFileTime, OutDateTimeUTC, OutDateTimeCultureInsensitive:
-		return true
-	}
-	return false
+	return (v.kind == KindInt || v.kind == KindUint) && len(v.raw) == 8 && v.OutType().isDateTime()
 }
 
 // systemTime splits a SYSTEMTIME: year, month, day of week, day, hour,
@@ -397,3 +444,35 @@ func (v Value) Clone() Value {
 
 // String renders the value as AppendText does.
 func (v Value) String() string { return string(v.AppendText(nil)) }
+
+// Values worked out from a record rather than read from its payload (a
+// build time from a time stamp, a duration from two clock readings) are
+// made with these constructors, so that they render like decoded ones. The
+// field gives the name and the out-type.
+
+// NewUint returns a KindUint value of field f.
+func NewUint(f *Field, v uint64) Value { return Value{field: f, kind: KindUint, num: v} }
+
+// NewInt returns a KindInt value of field f.
+func NewInt(f *Field, v int64) Value { return Value{field: f, kind: KindInt, num: uint64(v)} }
+
+// NewFloat returns a KindFloat value of field f.
+func NewFloat(f *Field, v float64) Value {
+	return Value{field: f, kind: KindFloat, num: math.Float64bits(v)}
+}
+
+// NewBool returns a KindBool value of field f.
+func NewBool(f *Field, v bool) Value {
+	var n uint64
+	if v {
+		n = 1
+	}
+	return Value{field: f, kind: KindBool, num: n}
+}
+
+// NewFileTime returns a KindTime value of field f holding a FILETIME.
+func NewFileTime(f *Field, ft uint64) Value { return Value{field: f, kind: KindTime, num: ft} }
+
+// NewString returns a KindString value of field f. The value refers to the
+// bytes of s, which must not change while it is used.
+func NewString(f *Field, s []byte) Value { return Value{field: f, kind: KindString, raw: s} }

@@ -1,4 +1,4 @@
-package tracelogging
+package payload
 
 import (
 	"encoding/binary"
@@ -26,6 +26,12 @@ const hexDigits = "0123456789ABCDEF"
 func (v Value) AppendText(dst []byte) []byte {
 	if v.isCharArray() {
 		return v.appendStringText(dst)
+	}
+	if out, ok := v.AppendMapName(dst); ok {
+		return out
+	}
+	if v.isChar() {
+		return v.appendCharText(dst)
 	}
 	switch v.kind {
 	case KindInt, KindUint:
@@ -59,6 +65,11 @@ func (v Value) AppendText(dst []byte) []byte {
 func (v Value) AppendJSON(dst []byte) []byte {
 	if v.isCharArray() {
 		return appendJSONString(dst, v.runes())
+	}
+	if v.isChar() {
+		dst = append(dst, '"')
+		dst = appendJSONRune(dst, v.char())
+		return append(dst, '"')
 	}
 	switch v.kind {
 	case KindInt, KindUint:
@@ -98,7 +109,9 @@ func (v Value) AppendJSON(dst []byte) []byte {
 }
 
 // AppendJSONObject appends vals as one JSON object, keys in order. A name
-// that occurs twice is written twice: the order carries the meaning.
+// that occurs twice is written twice: the order carries the meaning. A
+// value that a map names keeps its number, and the name follows it under
+// the field's name with "Name" added ("Flags":3,"FlagsName":"A, B").
 func AppendJSONObject(dst []byte, vals []Value) []byte {
 	dst = append(dst, '{')
 	for i := range vals {
@@ -108,8 +121,42 @@ func AppendJSONObject(dst []byte, vals []Value) []byte {
 		dst = appendJSONName(dst, vals[i].Name())
 		dst = append(dst, ':')
 		dst = vals[i].AppendJSON(dst)
+		if vals[i].hasMap() {
+			mark := len(dst)
+			dst = append(dst, ',')
+			dst = appendJSONName(dst, vals[i].Name())
+			dst = append(dst[:len(dst)-1], `Name":"`...)
+			named := len(dst)
+			var ok bool
+			if dst, ok = vals[i].AppendMapName(dst); !ok {
+				dst = dst[:mark]
+				continue
+			}
+			dst = appendJSONEscapedTail(dst, named)
+			dst = append(dst, '"')
+		}
 	}
 	return append(dst, '}')
+}
+
+// appendJSONEscapedTail escapes, in place, the text appended since mark.
+func appendJSONEscapedTail(dst []byte, mark int) []byte {
+	clean := true
+	for _, c := range dst[mark:] {
+		if c < 0x20 || c == '"' || c == '\\' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return dst
+	}
+	text := string(dst[mark:])
+	dst = dst[:mark]
+	for _, r := range text {
+		dst = appendJSONRune(dst, r)
+	}
+	return dst
 }
 
 // AppendTextFields appends vals as name=value pairs separated by sep.
@@ -148,14 +195,14 @@ func (v Value) appendNumber(dst []byte, inJSON bool) []byte {
 		return quote(dst)
 	}
 	hexWidth := -1 // no hex
-	switch v.OutType() {
-	case OutHex, OutCodePointer:
+	switch out := v.OutType(); {
+	case out.isHex():
 		hexWidth = 0
-	case OutNTStatus, OutHResult:
+	case out == OutNTStatus, out == OutHResult:
 		hexWidth = 8
 	}
 	switch v.InType() {
-	case InHexInt32, InHexInt64, InPointer:
+	case InHexInt32, InHexInt64, InPointer, InSizeT:
 		if hexWidth < 0 {
 			hexWidth = 0
 		}
@@ -201,6 +248,26 @@ func (v Value) appendFloat(dst []byte, inJSON bool) []byte {
 	return strconv.AppendFloat(dst, f, 'g', -1, size)
 }
 
+func (v Value) appendCharText(dst []byte) []byte {
+	return appendTextRune(dst, v.char())
+}
+
+// appendTextRune appends r with control characters escaped as
+// appendStringText does.
+func appendTextRune(dst []byte, r rune) []byte {
+	switch {
+	case r == '\n':
+		return append(dst, '\\', 'n')
+	case r == '\r':
+		return append(dst, '\\', 'r')
+	case r == '\t':
+		return append(dst, '\\', 't')
+	case r < 0x20 || r == 0x7F:
+		return append(dst, '\\', 'x', hexDigits[r>>4], hexDigits[r&0xF])
+	}
+	return utf8.AppendRune(dst, r)
+}
+
 func (v Value) appendStringText(dst []byte) []byte {
 	it := v.runes()
 	for {
@@ -208,18 +275,7 @@ func (v Value) appendStringText(dst []byte) []byte {
 		if !ok {
 			return dst
 		}
-		switch {
-		case r == '\n':
-			dst = append(dst, '\\', 'n')
-		case r == '\r':
-			dst = append(dst, '\\', 'r')
-		case r == '\t':
-			dst = append(dst, '\\', 't')
-		case r < 0x20 || r == 0x7F:
-			dst = append(dst, '\\', 'x', hexDigits[r>>4], hexDigits[r&0xF])
-		default:
-			dst = utf8.AppendRune(dst, r)
-		}
+		dst = appendTextRune(dst, r)
 	}
 }
 

@@ -1,0 +1,371 @@
+package payload
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/etlkit/etlkit/buffer"
+)
+
+// Arity says how many values a field has and where their count comes from.
+type Arity uint8
+
+const (
+	Scalar Arity = iota // one value
+	// FixedCount: Field.Count values.
+	FixedCount
+	// CountPrefixed: a u16 count precedes the values in the payload
+	// (TraceLogging's variable arrays).
+	CountPrefixed
+	// CountFromField: the count is the value of the earlier integer field
+	// named by Field.CountField.
+	CountFromField
+	// CountToEnd: values until the payload ends (a MOF array without a
+	// size, e.g. the frames of a stack).
+	CountToEnd
+	// Custom: a u16 byte count, then opaque bytes described by
+	// Field.CustomSchema (TraceLogging custom serializers).
+	Custom
+	arityLimit
+)
+
+var arityNames = [...]string{"Scalar", "FixedCount", "CountPrefixed", "CountFromField", "CountToEnd", "Custom"}
+
+func (a Arity) String() string {
+	if int(a) < len(arityNames) {
+		return arityNames[a]
+	}
+	return fmt.Sprintf("Arity(%d)", uint8(a))
+}
+
+// Field describes one field of a payload. Struct fields have their members
+// in Members, nested to any depth.
+type Field struct {
+	Name    string
+	InType  InType
+	OutType OutType
+	Arity   Arity
+	// Count is the element count of a FixedCount field.
+	Count uint16
+	// CountField names the earlier integer field that holds the element
+	// count of a CountFromField field.
+	CountField string
+	// Length is the fixed length of a string (in characters: UTF-16 code
+	// units or bytes) or of a binary field (in bytes), used when
+	// FixedLength is set or Length is not 0; LengthField, when set, names
+	// the earlier integer field that holds it instead. Without either a
+	// string is NUL-terminated, and a binary field is 16 bytes when its
+	// out-type is IPv6. Fixed-size types ignore both.
+	Length      uint16
+	LengthField string
+	FixedLength bool
+	// Optional marks a field that later versions of an event added at its
+	// end: when the payload ends exactly before it, it and the fields after
+	// it are absent and the payload still decodes.
+	Optional bool
+	// Map names the values of an integer field.
+	Map *Map
+	// Tags are the 28 field tag bits, 0 when absent.
+	Tags uint32
+	// CustomSchema is the opaque type description of a Custom field.
+	CustomSchema []byte
+	// Members are the fields of a struct, in order.
+	Members []Field
+
+	// Set by NewSchema: one more than the slot where the decoder keeps
+	// this field's value for the fields that refer to it, and than the
+	// slots of the count and length this field reads; 0 for none, so that
+	// a Field literal compares equal to the one a schema holds.
+	slot, countSlot, lengthSlot int16
+}
+
+// IsArray reports whether the field holds an array of values.
+func (f *Field) IsArray() bool {
+	switch f.Arity {
+	case FixedCount, CountPrefixed, CountFromField, CountToEnd:
+		return true
+	}
+	return false
+}
+
+// Map names the values of an integer field: a value map names whole values,
+// a bit map names single bits.
+type Map struct {
+	Name string
+	Bits bool
+	// Entries are sorted by Value (NewMap sorts them).
+	Entries []MapEntry
+}
+
+// MapEntry is one named value or bit.
+type MapEntry struct {
+	Value uint64
+	Name  string
+}
+
+// NewMap returns a map of the entries, sorted by value. Names are kept as
+// given except that surrounding spaces are trimmed: TDH stores manifest map
+// strings with a trailing space.
+func NewMap(name string, bits bool, entries []MapEntry) *Map {
+	m := &Map{Name: name, Bits: bits, Entries: make([]MapEntry, len(entries))}
+	for i, e := range entries {
+		m.Entries[i] = MapEntry{Value: e.Value, Name: trimSpace(e.Name)}
+	}
+	slices.SortStableFunc(m.Entries, func(a, b MapEntry) int {
+		switch {
+		case a.Value < b.Value:
+			return -1
+		case a.Value > b.Value:
+			return 1
+		}
+		return 0
+	})
+	return m
+}
+
+func trimSpace(s string) string {
+	i, j := 0, len(s)
+	for i < j && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	for j > i && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	return s[i:j]
+}
+
+// Lookup returns the name of exactly v.
+func (m *Map) Lookup(v uint64) (string, bool) {
+	i, ok := slices.BinarySearchFunc(m.Entries, v, func(e MapEntry, v uint64) int {
+		switch {
+		case e.Value < v:
+			return -1
+		case e.Value > v:
+			return 1
+		}
+		return 0
+	})
+	if !ok {
+		return "", false
+	}
+	return m.Entries[i].Name, true
+}
+
+// AppendName appends what the map says of v: for a value map the name of
+// v; for a bit map the names of its set bits joined by ", " with any bits
+// left unnamed as one 0x-hex number, or the name of 0 when v is 0 and the
+// map has one. It reports false, appending nothing, when the map says
+// nothing of v.
+func (m *Map) AppendName(dst []byte, v uint64) ([]byte, bool) {
+	if name, ok := m.Lookup(v); ok {
+		return append(dst, name...), true
+	}
+	if !m.Bits || v == 0 {
+		return dst, false
+	}
+	mark := len(dst)
+	rest := v
+	named := false
+	for _, e := range m.Entries {
+		if e.Value == 0 || e.Value&(e.Value-1) != 0 || v&e.Value == 0 {
+			continue
+		}
+		if named {
+			dst = append(dst, ", "...)
+		}
+		dst = append(dst, e.Name...)
+		rest &^= e.Value
+		named = true
+	}
+	if !named {
+		return dst[:mark], false
+	}
+	if rest != 0 {
+		dst = append(dst, ", "...)
+		dst = appendHex(dst, rest, 0)
+	}
+	return dst, true
+}
+
+// Limits on what NewSchema accepts. Real events stay far below them; they
+// exist so that hostile metadata costs bounded time and memory.
+const (
+	// MaxDepth bounds struct nesting.
+	MaxDepth = 32
+	// MaxFields bounds the number of fields, members of every struct included.
+	MaxFields = 1024
+	// MaxReferences bounds the fields that other fields take a count or a
+	// length from.
+	MaxReferences = 64
+)
+
+// ErrSchema is wrapped by the errors of NewSchema: fields that cannot
+// describe any payload.
+var ErrSchema = errors.New("invalid schema")
+
+// Schema is the layout of one event's payload.
+type Schema struct {
+	Name   string  // event name, where the source gives one
+	Tags   uint32  // the 28 event tag bits (TraceLogging)
+	Fields []Field // top-level fields in payload order
+	// levels is the largest number of containers (structs and arrays)
+	// around any value; it scales the bound on values per payload byte.
+	levels int
+	// total counts every field, members included; refs the reference slots.
+	total, refs int
+}
+
+// NumFields is the number of fields in the schema, struct members included.
+func (s *Schema) NumFields() int { return s.total }
+
+func schemaError(format string, args ...any) error {
+	return fmt.Errorf("%w: %w: %s", buffer.ErrMalformed, ErrSchema, fmt.Sprintf(format, args...))
+}
+
+// NewSchema checks the fields and resolves their count and length
+// references, and returns the schema. The schema keeps fields (and their
+// Members) and sets private fields in them: do not share a Field slice
+// between two schemas.
+//
+// A reference names an earlier integer field of any nesting level that is
+// not inside an array (so that it has one value when it is read); the
+// nearest earlier one wins when several have the name.
+func NewSchema(name string, fields []Field) (*Schema, error) {
+	s := &Schema{Name: name, Fields: fields}
+	b := schemaBuilder{s: s}
+	if err := b.walk(fields, 0, false); err != nil {
+		return nil, err
+	}
+	s.levels = levels(fields)
+	return s, nil
+}
+
+// MustSchema is NewSchema for fields known to be valid; it panics otherwise.
+func MustSchema(name string, fields []Field) *Schema {
+	s, err := NewSchema(name, fields)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+type schemaBuilder struct {
+	s *Schema
+	// seen are the fields met so far that can be referred to, in order.
+	seen []*Field
+}
+
+func (b *schemaBuilder) walk(fs []Field, depth int, inArray bool) error {
+	if depth >= MaxDepth {
+		return schemaError("structs nested deeper than %d", MaxDepth)
+	}
+	for i := range fs {
+		f := &fs[i]
+		b.s.total++
+		if b.s.total > MaxFields {
+			return schemaError("more than %d fields", MaxFields)
+		}
+		f.slot, f.countSlot, f.lengthSlot = 0, 0, 0
+		if !f.InType.Valid() {
+			return schemaError("field %q has unknown in-type %d", f.Name, uint16(f.InType))
+		}
+		if f.Arity >= arityLimit {
+			return schemaError("field %q has arity %d", f.Name, uint8(f.Arity))
+		}
+		var err error
+		if f.Arity == CountFromField {
+			if f.countSlot, err = b.ref(f.CountField, f.Name, "count"); err != nil {
+				return err
+			}
+		} else if f.CountField != "" {
+			return schemaError("field %q names a count field but its arity is %v", f.Name, f.Arity)
+		}
+		if f.LengthField != "" {
+			if f.lengthSlot, err = b.ref(f.LengthField, f.Name, "length"); err != nil {
+				return err
+			}
+		}
+		if f.InType == InStruct {
+			if f.Arity == Custom {
+				return schemaError("struct field %q has a custom serializer", f.Name)
+			}
+			if err := b.walk(f.Members, depth+1, inArray || f.IsArray()); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(f.Members) != 0 {
+			return schemaError("field %q of type %v has members", f.Name, f.InType)
+		}
+		if !inArray && f.Arity == Scalar && isInteger(f.InType) {
+			b.seen = append(b.seen, f)
+		}
+	}
+	return nil
+}
+
+// ref resolves a reference to the nearest earlier integer field called name
+// and gives it a slot.
+func (b *schemaBuilder) ref(name, from, what string) (int16, error) {
+	for i := len(b.seen) - 1; i >= 0; i-- {
+		t := b.seen[i]
+		if t.Name != name {
+			continue
+		}
+		if t.slot == 0 {
+			if b.s.refs >= MaxReferences {
+				return 0, schemaError("more than %d fields referred to", MaxReferences)
+			}
+			b.s.refs++
+			t.slot = int16(b.s.refs)
+		}
+		return t.slot, nil
+	}
+	return 0, schemaError("the %s of field %q refers to %q, which is not an earlier integer field", what, from, name)
+}
+
+func isInteger(t InType) bool {
+	switch t {
+	case InInt8, InUInt8, InInt16, InUInt16, InInt32, InUInt32, InInt64, InUInt64,
+		InHexInt32, InHexInt64, InPointer, InSizeT:
+		return true
+	}
+	return false
+}
+
+// levels is the largest number of containers around a value of fs.
+func levels(fs []Field) int {
+	m := 0
+	for i := range fs {
+		n := 0
+		if fs[i].IsArray() {
+			n++
+		}
+		if fs[i].InType == InStruct {
+			n += 1 + levels(fs[i].Members)
+		}
+		m = max(m, n)
+	}
+	return m
+}
+
+// String describes the field compactly, for error messages and tests.
+func (f *Field) String() string {
+	s := f.Name + ":" + f.InType.String()
+	if f.OutType != OutDefault {
+		s += "/" + f.OutType.String()
+	}
+	switch f.Arity {
+	case FixedCount:
+		s += "[" + strconv.Itoa(int(f.Count)) + "]"
+	case CountFromField:
+		s += "[" + f.CountField + "]"
+	case CountPrefixed:
+		s += "[u16]"
+	case CountToEnd:
+		s += "[...]"
+	}
+	return s
+}
