@@ -194,6 +194,18 @@ func (v Value) appendNumber(dst []byte, inJSON bool) []byte {
 		dst = netip.AddrFrom4([4]byte(v.raw)).AppendTo(dst)
 		return quote(dst)
 	}
+	switch v.OutType() {
+	case OutByte, OutShort, OutInt, OutLong:
+		// A decimal out-type overrides a hex in-type; the bits are read
+		// as signed at the value's width.
+		x := v.num & mask
+		if width > 0 && width < 64 && x&(1<<(width-1)) != 0 {
+			x |= ^mask
+		}
+		return strconv.AppendInt(dst, int64(x), 10)
+	case OutUnsignedByte, OutUnsignedShort, OutUnsignedInt, OutUnsignedLong:
+		return strconv.AppendUint(dst, v.num&mask, 10)
+	}
 	hexWidth := -1 // no hex
 	switch out := v.OutType(); {
 	case out.isHex():

@@ -1,0 +1,205 @@
+// Package kernel describes the events of the NT Kernel Logger (the MOF
+// classes of MSNT_SystemTrace, logged with SYSTEM, COMPACT and PERFINFO
+// headers, or relogged with classic headers that carry a kernel group's
+// GUID) and the classic events KernelTraceControl adds when a trace is
+// merged. Layouts, group numbers and GUIDs come from the kernel event notes
+// (kernel-events.md); event and field names are spelled as TraceEvent shows
+// them where its output is known, else as the MOF class names them.
+package kernel
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/etlkit/etlkit/payload"
+	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/schema"
+)
+
+// ProviderName is the provider name of kernel records, as TraceEvent shows
+// it.
+const ProviderName = "Windows Kernel"
+
+// class is one MOF event-type class: the layout of the opcodes it lists in
+// a group, at one version.
+type class struct {
+	name    string // the MOF class name, e.g. Process_V4_TypeGroup1
+	group   uint8
+	version uint16
+	opcodes []uint8
+	fields  []payload.Field
+	// computed appends values worked out from the record (see
+	// schema.Event.Computed).
+	computed func(r *record.Record, vals []payload.Value) []payload.Value
+}
+
+// classes are every class of every group; each group's file adds its own
+// in an init function (register).
+var classes []class
+
+func register(cs ...class) { classes = append(classes, cs...) }
+
+type key struct {
+	group   uint8
+	opcode  uint8
+	version uint16
+}
+
+// index holds an event per (group, opcode, version) that has a class, and
+// versions the versions defined per (group, opcode), ascending.
+var (
+	index    map[key]*schema.Event
+	versions map[[2]uint8][]uint16
+	// named holds events with a name and no payload layout, for opcodes
+	// that no class describes.
+	named map[[2]uint8]*schema.Event
+)
+
+// buildIndex runs on first use, after every file's init has registered its
+// classes.
+var buildIndex = sync.OnceFunc(func() {
+	index = make(map[key]*schema.Event)
+	versions = make(map[[2]uint8][]uint16)
+	named = make(map[[2]uint8]*schema.Event)
+	for _, c := range classes {
+		s, err := payload.NewSchema(c.name, c.fields)
+		if err != nil {
+			panic(fmt.Sprintf("kernel class %s: %v", c.name, err))
+		}
+		for _, op := range c.opcodes {
+			k := key{c.group, op, c.version}
+			if _, dup := index[k]; dup {
+				panic(fmt.Sprintf("kernel class %s: group %#x opcode %d version %d defined twice", c.name, c.group, op, c.version))
+			}
+			index[k] = &schema.Event{
+				Provider: ProviderName,
+				Name:     EventName(c.group, op),
+				Payload:  s,
+				Computed: c.computed,
+			}
+			gk := [2]uint8{c.group, op}
+			vs := versions[gk]
+			i := len(vs)
+			for i > 0 && vs[i-1] > c.version {
+				i--
+			}
+			vs = append(vs, 0)
+			copy(vs[i+1:], vs[i:])
+			vs[i] = c.version
+			versions[gk] = vs
+		}
+	}
+	for g, names := range eventNames {
+		for op, n := range names {
+			if n != "" {
+				named[[2]uint8{uint8(g), uint8(op)}] = &schema.Event{Provider: ProviderName, Name: n}
+			}
+		}
+	}
+})
+
+// Lookup finds the event of kernel group group and opcode at version. When
+// no class of that version defines the opcode it takes the highest lower
+// version that does (exact is then false: later versions add fields at the
+// end), and failing that the highest version; an opcode without any class
+// gives an event with a name and no payload layout, and an opcode without a
+// name gives false.
+func Lookup(group, opcode uint8, version uint16) (e *schema.Event, exact bool, ok bool) {
+	buildIndex()
+	if e, ok := index[key{group, opcode, version}]; ok {
+		return e, true, true
+	}
+	if vs := versions[[2]uint8{group, opcode}]; len(vs) > 0 {
+		v := vs[len(vs)-1]
+		for i := len(vs) - 1; i >= 0; i-- {
+			if vs[i] < version {
+				v = vs[i]
+				break
+			}
+		}
+		return index[key{group, opcode, v}], false, true
+	}
+	if e, ok := named[[2]uint8{group, opcode}]; ok {
+		return e, false, true
+	}
+	return nil, false, false
+}
+
+// Group is the kernel group of a record: from the HookId of a SYSTEM,
+// COMPACT or PERFINFO record, or from the class GUID of a classic record
+// that carries a kernel group's GUID (a relogged kernel event).
+func Group(r *record.Record) (uint8, bool) {
+	if r.HeaderType.IsKernel() {
+		return uint8(r.HookId >> 8), true
+	}
+	if r.HeaderType.IsClassic() {
+		return record.KernelGroupByGUID(r.ProviderId)
+	}
+	return 0, false
+}
+
+// LookupRecord finds the event a record is: a kernel event by its group,
+// opcode and version, or a KernelTraceControl event by its class GUID and
+// opcode. ok is false for other records.
+func LookupRecord(r *record.Record) (e *schema.Event, exact bool, ok bool) {
+	if g, isKernel := Group(r); isKernel {
+		return Lookup(g, r.EventDescriptor.Opcode, uint16(r.EventDescriptor.Version))
+	}
+	if r.HeaderType.IsClassic() {
+		return lookupTraceControl(r.ProviderId, r.EventDescriptor.Opcode, uint16(r.EventDescriptor.Version))
+	}
+	return nil, false, false
+}
+
+// Control GUIDs and task GUIDs of KernelTraceControl's classic events.
+var (
+	// TraceControlProvider is the provider GUID TraceEvent files the
+	// KernelTraceControl events under.
+	TraceControlProvider = uuid.MustParse("28ad2447-105b-4fe2-9599-e59b2aa9a634")
+	// ImageIDTask is the class GUID of ImageID, DbgID_RSDS, FileVersion, ….
+	ImageIDTask = uuid.MustParse("b3e675d7-2554-4f18-830b-2762732560de")
+	// MetaDataTask is the class GUID of the EventInfo and EventMapInfo
+	// records that carry TDH metadata.
+	MetaDataTask = uuid.MustParse("bbccf6c1-6cd1-48c4-80ff-839482e37671")
+	// WinSatTask is the class GUID of the WinSat records.
+	WinSatTask = uuid.MustParse("ed54dff8-c409-4cf6-bf83-05e1e61a09c4")
+)
+
+// MetaData opcodes.
+const (
+	OpcodeEventInfo    = 32
+	OpcodeEventMapInfo = 33
+)
+
+// TraceControlName is the provider name TraceEvent gives KernelTraceControl
+// events.
+const TraceControlName = "KernelTraceControl"
+
+// traceControl holds the KernelTraceControl events by task GUID and opcode.
+var traceControl = map[uuid.UUID]map[uint8]*schema.Event{}
+
+// registerTraceControl adds a KernelTraceControl event.
+func registerTraceControl(task uuid.UUID, opcode uint8, name string, fields []payload.Field, computed func(*record.Record, []payload.Value) []payload.Value) {
+	var s *payload.Schema
+	if fields != nil {
+		var err error
+		if s, err = payload.NewSchema(name, fields); err != nil {
+			panic(fmt.Sprintf("KernelTraceControl %s: %v", name, err))
+		}
+	}
+	m := traceControl[task]
+	if m == nil {
+		m = map[uint8]*schema.Event{}
+		traceControl[task] = m
+	}
+	m[opcode] = &schema.Event{Provider: TraceControlName, Name: name, Payload: s, Computed: computed}
+}
+
+func lookupTraceControl(task uuid.UUID, opcode uint8, version uint16) (*schema.Event, bool, bool) {
+	if e, ok := traceControl[task][opcode]; ok {
+		return e, true, true
+	}
+	return nil, false, false
+}
