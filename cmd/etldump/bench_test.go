@@ -8,10 +8,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/etltest"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
 var (
@@ -99,10 +100,13 @@ func BenchmarkEncode(b *testing.B) {
 	}
 	f.Close()
 	z := newDescriber(true)
-	descs := make([]desc, len(recs))
+	descs := make([]describe.Description, len(recs))
 	for i, r := range recs {
 		z.describe(r, &descs[i])
-		descs[i].fields = append([]tracelogging.Value(nil), descs[i].fields...)
+		for j, v := range descs[i].Fields {
+			descs[i].Fields[j] = v.Clone()
+		}
+		descs[i].Fields = append([]payload.Value(nil), descs[i].Fields...)
 	}
 	for _, c := range []struct {
 		name string

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 )
@@ -20,7 +21,7 @@ type csvEncoder struct {
 func (*csvEncoder) begin(dst []byte) []byte { return append(dst, csvColumns...) }
 func (*csvEncoder) end(dst []byte) []byte   { return dst }
 
-func (e *csvEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
+func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
 	fs := descriptorFields(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = e.clock.append(dst, r.TimeStamp())
@@ -33,9 +34,9 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 		dst = appendGUID(dst, r.ProviderId)
 	}
 	dst = append(dst, ',')
-	dst = appendCSVString(dst, d.providerName)
+	dst = appendCSVString(dst, d.ProviderName)
 	dst = append(dst, ',')
-	dst = appendCSVString(dst, d.eventName)
+	dst = appendCSVString(dst, d.EventName)
 	dst = append(dst, ',')
 	dst = csvUint(dst, fs&hasId != 0, uint64(ed.Id))
 	dst = csvUint(dst, fs&hasVersion != 0, uint64(ed.Version))
@@ -59,12 +60,14 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	}
 	dst = append(dst, ',')
 	dst = csvUint(dst, true, uint64(r.Flags))
-	if d.decoded {
-		e.cell = payload.AppendTextFields(e.cell[:0], d.fields, "; ")
+	if d.Decoded {
+		// The payload cell is the jsonl Payload object: numbers stay
+		// numbers, with a mapped value's name beside it.
+		e.cell = payload.AppendJSONObject(e.cell[:0], d.Fields)
 		dst = appendCSVBytes(dst, e.cell)
 	}
 	dst = append(dst, ',')
-	if !d.decoded {
+	if !d.Decoded {
 		dst = appendHexBytes(dst, r.UserData)
 	}
 	return append(dst, '\r', '\n')

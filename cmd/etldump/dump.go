@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/filter"
 	"github.com/etlkit/etlkit/header"
@@ -149,7 +150,7 @@ func (d *dumper) records() {
 	if !d.write(enc.begin(d.line[:0])) {
 		return
 	}
-	var ds desc
+	var ds describe.Description
 	stopped := false
 	// Lines are gathered into blocks larger than the bufio buffer, which
 	// bufio then writes straight through instead of copying each line.

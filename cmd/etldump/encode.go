@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/google/uuid"
 
+	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 )
@@ -11,7 +12,7 @@ import (
 // dst and returns it, so that one buffer serves the whole run.
 type encoder interface {
 	begin(dst []byte) []byte
-	record(dst []byte, r *record.Record, d *desc) []byte
+	record(dst []byte, r *record.Record, d *describe.Description) []byte
 	end(dst []byte) []byte
 }
 

@@ -107,8 +107,11 @@ func TestFormatsParseAndAgree(t *testing.T) {
 			want, _ := m[name].(string)
 			assert.Equal(t, want, row[col[name]], "record %d %s", i, name)
 		}
-		if p, ok := m["Payload"].(map[string]any); ok && p["m"] != nil {
-			assert.Equal(t, "m="+p["m"].(string), row[col["Payload"]], "record %d", i)
+		if p, ok := m["Payload"].(map[string]any); ok {
+			// The CSV payload cell is the jsonl Payload object.
+			var cell map[string]any
+			require.NoError(t, json.Unmarshal([]byte(row[col["Payload"]]), &cell), "record %d", i)
+			assert.Equal(t, p, cell, "record %d", i)
 		}
 	}
 

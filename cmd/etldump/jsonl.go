@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 )
@@ -14,7 +15,7 @@ type jsonlEncoder struct {
 func (*jsonlEncoder) begin(dst []byte) []byte { return dst }
 func (*jsonlEncoder) end(dst []byte) []byte   { return dst }
 
-func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
+func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
 	fs := descriptorFields(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = append(dst, `{"TimeStamp":"`...)
@@ -29,13 +30,13 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 		dst = appendGUID(dst, r.ProviderId)
 		dst = append(dst, '"')
 	}
-	if d.providerName != "" {
+	if d.ProviderName != "" {
 		dst = append(dst, `,"ProviderName":`...)
-		dst = appendJSONString(dst, d.providerName)
+		dst = appendJSONString(dst, d.ProviderName)
 	}
-	if d.eventName != "" {
+	if d.EventName != "" {
 		dst = append(dst, `,"EventName":`...)
-		dst = appendJSONString(dst, d.eventName)
+		dst = appendJSONString(dst, d.EventName)
 	}
 	if fs&hasId != 0 {
 		dst = append(dst, `,"Id":`...)
@@ -86,9 +87,9 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	}
 	dst = append(dst, `,"Flags":`...)
 	dst = appendUint(dst, uint64(r.Flags))
-	if d.decoded {
+	if d.Decoded {
 		dst = append(dst, `,"Payload":`...)
-		dst = payload.AppendJSONObject(dst, d.fields)
+		dst = payload.AppendJSONObject(dst, d.Fields)
 	} else if len(r.UserData) > 0 {
 		dst = append(dst, `,"UserData":"`...)
 		dst = appendHexBytes(dst, r.UserData)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 )
@@ -40,7 +41,7 @@ type tally struct {
 	first, last time.Time
 }
 
-func (t *tally) add(r *record.Record, d *desc) {
+func (t *tally) add(r *record.Record, d *describe.Description) {
 	t.records++
 	t.headerTypes[r.HeaderType]++
 	p := t.providers[r.ProviderId]
@@ -50,9 +51,9 @@ func (t *tally) add(r *record.Record, d *desc) {
 	}
 	p.records++
 	if p.name == "" {
-		p.name = d.providerName
+		p.name = d.ProviderName
 	}
-	k := eventKey{provider: r.ProviderId, name: d.eventName}
+	k := eventKey{provider: r.ProviderId, name: d.EventName}
 	if k.name == "" {
 		if byEventID(r.HeaderType) {
 			k.id, k.byId = r.EventDescriptor.Id, true
@@ -73,7 +74,7 @@ func (t *tally) add(r *record.Record, d *desc) {
 func (d *dumper) stats() {
 	t := &tally{providers: make(map[uuid.UUID]*providerCount), events: make(map[eventKey]int)}
 	d.describe = newDescriber(false)
-	var ds desc
+	var ds describe.Description
 	d.each(func(r *record.Record) bool {
 		d.describe.describe(r, &ds)
 		t.add(r, &ds)

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/record/tracelogging"
+	"github.com/etlkit/etlkit/schema/kernel"
 )
 
 // textEncoder writes one line per record for people and for awk: columns
@@ -20,7 +22,7 @@ type textEncoder struct {
 func (*textEncoder) begin(dst []byte) []byte { return dst }
 func (*textEncoder) end(dst []byte) []byte   { return dst }
 
-func (e *textEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
+func (e *textEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
 	fs := descriptorFields(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = e.clock.append(dst, r.TimeStamp())
@@ -42,10 +44,10 @@ func (e *textEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	} else {
 		dst = append(dst, '-')
 	}
-	if d.decoded {
-		for i := range d.fields {
+	if d.Decoded {
+		for i := range d.Fields {
 			dst = append(dst, ' ')
-			dst = e.appendField(dst, &d.fields[i])
+			dst = e.appendField(dst, &d.Fields[i])
 		}
 	} else if len(r.UserData) > 0 {
 		dst = append(dst, " data=0x"...)
@@ -58,10 +60,10 @@ func (e *textEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 // name the event is shown the way TraceEvent shows unknown ones,
 // EventID(n) or Opcode(n), so that the label is never empty and never
 // contains a space.
-func appendEventLabel(dst []byte, r *record.Record, d *desc) []byte {
+func appendEventLabel(dst []byte, r *record.Record, d *describe.Description) []byte {
 	switch {
-	case d.providerName != "":
-		dst = appendNoSpace(dst, d.providerName)
+	case d.ProviderName != "":
+		dst = appendNoSpace(dst, d.ProviderName)
 	case hasProvider(r):
 		dst = appendGUID(dst, r.ProviderId)
 	case r.HeaderType == header.TypeMessage && r.Message.HasComponentID():
@@ -75,10 +77,10 @@ func appendEventLabel(dst []byte, r *record.Record, d *desc) []byte {
 	}
 	dst = append(dst, '/')
 	switch {
-	case d.eventName != "":
-		dst = appendNoSpace(dst, d.eventName)
-	case d.kernel:
-		dst = record.AppendKernelEventName(dst, d.group, r.EventDescriptor.Opcode)
+	case d.EventName != "":
+		dst = appendNoSpace(dst, d.EventName)
+	case d.Kernel:
+		dst = kernel.AppendEventName(dst, d.Group, r.EventDescriptor.Opcode)
 	case byEventID(r.HeaderType):
 		dst = append(dst, "EventID("...)
 		dst = appendUint(dst, uint64(r.EventDescriptor.Id))

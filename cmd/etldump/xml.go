@@ -3,6 +3,7 @@ package main
 import (
 	"unicode/utf8"
 
+	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -23,13 +24,13 @@ func (*xmlEncoder) begin(dst []byte) []byte {
 
 func (*xmlEncoder) end(dst []byte) []byte { return append(dst, "</Events>\n"...) }
 
-func (e *xmlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
+func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
 	fs := descriptorFields(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = append(dst, "<Event xmlns=\"http://schemas.microsoft.com/win/2004/08/events/event\">\n\t<System>\n\t\t<Provider"...)
-	if d.providerName != "" {
+	if d.ProviderName != "" {
 		dst = append(dst, " Name=\""...)
-		dst = appendXMLText(dst, d.providerName)
+		dst = appendXMLText(dst, d.ProviderName)
 		dst = append(dst, '"')
 	}
 	if hasProvider(r) {
@@ -89,10 +90,10 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 	dst = appendUint(dst, uint64(ed.Channel))
 	dst = append(dst, "</Channel>\n\t\t<Computer />\n\t</System>\n"...)
 	switch {
-	case d.decoded:
+	case d.Decoded:
 		dst = append(dst, "\t<EventData>\n"...)
-		for i := range d.fields {
-			v := &d.fields[i]
+		for i := range d.Fields {
+			v := &d.Fields[i]
 			dst = append(dst, "\t\t<Data Name=\""...)
 			dst = appendXMLText(dst, v.Name())
 			dst = append(dst, "\">"...)
@@ -106,16 +107,16 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *desc) []byte {
 		dst = appendHexBytes(dst, r.UserData)
 		dst = append(dst, "</BinaryEventData>\n"...)
 	}
-	if d.providerName != "" || d.eventName != "" {
+	if d.ProviderName != "" || d.EventName != "" {
 		dst = append(dst, "\t<RenderingInfo Culture=\"en-US\">\n"...)
-		if d.providerName != "" {
+		if d.ProviderName != "" {
 			dst = append(dst, "\t\t<Provider>"...)
-			dst = appendXMLText(dst, d.providerName)
+			dst = appendXMLText(dst, d.ProviderName)
 			dst = append(dst, "</Provider>\n"...)
 		}
-		if d.eventName != "" {
+		if d.EventName != "" {
 			dst = append(dst, "\t\t<EventName xmlns=\"http://schemas.microsoft.com/win/2004/08/events/trace\">"...)
-			dst = appendXMLText(dst, d.eventName)
+			dst = appendXMLText(dst, d.EventName)
 			dst = append(dst, "</EventName>\n"...)
 		}
 		dst = append(dst, "\t</RenderingInfo>\n"...)

@@ -18,10 +18,6 @@ import (
 	"github.com/etlkit/etlkit/schema"
 )
 
-// ProviderName is the provider name of kernel records, as TraceEvent shows
-// it.
-const ProviderName = "Windows Kernel"
-
 // class is one MOF event-type class: the layout of the opcodes it lists in
 // a group, at one version.
 type class struct {
@@ -40,6 +36,10 @@ type class struct {
 var classes []class
 
 func register(cs ...class) { classes = append(classes, cs...) }
+
+// payloadVersions choose the class of the few events whose payload says
+// which layout it has, whatever the header's version.
+var payloadVersions = map[[2]uint8]func(userData []byte, version uint16) uint16{}
 
 type key struct {
 	group   uint8
@@ -91,7 +91,7 @@ var buildIndex = sync.OnceFunc(func() {
 			versions[gk] = vs
 		}
 	}
-	for g, names := range eventNames {
+	for g, names := range kernelEvents {
 		for op, n := range names {
 			if n != "" {
 				named[[2]uint8{uint8(g), uint8(op)}] = &schema.Event{Provider: ProviderName, Name: n}
@@ -145,7 +145,11 @@ func Group(r *record.Record) (uint8, bool) {
 // opcode. ok is false for other records.
 func LookupRecord(r *record.Record) (e *schema.Event, exact bool, ok bool) {
 	if g, isKernel := Group(r); isKernel {
-		return Lookup(g, r.EventDescriptor.Opcode, uint16(r.EventDescriptor.Version))
+		op, v := r.EventDescriptor.Opcode, uint16(r.EventDescriptor.Version)
+		if pick := payloadVersions[[2]uint8{g, op}]; pick != nil {
+			v = pick(r.UserData, v)
+		}
+		return Lookup(g, op, v)
 	}
 	if r.HeaderType.IsClassic() {
 		return lookupTraceControl(r.ProviderId, r.EventDescriptor.Opcode, uint16(r.EventDescriptor.Version))

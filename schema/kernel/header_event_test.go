@@ -1,4 +1,4 @@
-package record_test
+package kernel_test
 
 import (
 	"testing"
@@ -9,7 +9,6 @@ import (
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/payload"
-	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
 // TestLogfileHeaderEventFields decodes the first record of a 64-bit and a
@@ -20,15 +19,14 @@ func TestLogfileHeaderEventFields(t *testing.T) {
 		f, err := etl.Open(samples.Path(t, name))
 		require.NoError(t, err)
 		h := f.Header()
-		var vals []tracelogging.Value
+		var vals []payload.Value
 		for r, err := range f.Records() {
 			require.NoError(t, err)
-			vals, err = r.EventTraceFields(vals[:0])
-			require.NoError(t, err, name)
+			vals = decodeRecord(t, r, vals)
 			break
 		}
 		f.Close()
-		get := func(n string) tracelogging.Value {
+		get := func(n string) payload.Value {
 			v, ok := payload.Lookup(vals, n)
 			require.True(t, ok, "%s: field %s", name, n)
 			return v

@@ -1,0 +1,232 @@
+// Package describe says what a record means: its provider's name, its
+// event's name, and its payload decoded into named values. It puts the
+// schema sources together in the order the trace's own description wins:
+// first what the trace carries (TraceLogging metadata in the record, TDH
+// metadata and EventSource manifests learned from the trace), then
+// manifests the user gives, then the tables built in (the kernel's classes,
+// the .NET runtime's manifest, well-known provider names).
+//
+// A Describer keeps caches and a value slab across records so that the
+// steady state allocates nothing. It is not safe for concurrent use; give
+// each goroutine its own (they may share the Sets).
+package describe
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/etlkit/etlkit/header"
+
+	"github.com/etlkit/etlkit/payload"
+	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/record/tracelogging"
+	"github.com/etlkit/etlkit/schema"
+	"github.com/etlkit/etlkit/schema/kernel"
+)
+
+// Description is what a Describer says of one record. Its Fields are valid
+// until the next Describe on the same Describer.
+type Description struct {
+	ProviderName string
+	EventName    string
+	// Event is the schema that describes the record, nil when no source
+	// knows it (TraceLogging events have none: their layout travels in the
+	// record).
+	Event *schema.Event
+	// Fields holds the decoded payload in payload order, then any computed
+	// fields, when Decoded is true.
+	Fields  []payload.Value
+	Decoded bool
+	// Err says why a payload with a schema was not decoded (a
+	// *payload.DecodeError naming the field and offset), or that it had
+	// bytes after its last field (payload.IsTrailing) although every field
+	// decoded. Nil when no schema was known.
+	Err error
+	// Kernel marks kernel records, with their group.
+	Kernel bool
+	Group  uint8
+}
+
+// Options choose the sources beyond the built-in ones.
+type Options struct {
+	// Trace holds what was learned from the trace itself (see Learner);
+	// Manifests the events of manifests the user gave. Either may be nil.
+	Trace     *schema.Set
+	Manifests *schema.Set
+	// BuiltIn are sets of built-in events (the .NET runtime's), searched
+	// after Manifests.
+	BuiltIn []*schema.Set
+	// ProviderNames names providers no other source names.
+	ProviderNames func(uuid.UUID) (string, bool)
+}
+
+// Describer describes records.
+type Describer struct {
+	opts    Options
+	schemas *tracelogging.Cache
+	traits  record.TraitsCache
+	vals    []payload.Value
+}
+
+// New returns a Describer over the given sources.
+func New(opts Options) *Describer {
+	return &Describer{opts: opts, schemas: tracelogging.NewCache(0, 0)}
+}
+
+// keep holds on to a grown value slab for the next record.
+func (z *Describer) keep(vals []payload.Value) {
+	if cap(vals) > cap(z.vals) {
+		z.vals = vals[:0]
+	}
+}
+
+// Describe fills d for r. With payload false only the names are worked out
+// (for counts and filters), which is much cheaper.
+func (z *Describer) Describe(r *record.Record, d *Description, withPayload bool) {
+	*d = Description{Fields: d.Fields[:0]}
+	if g, ok := kernel.Group(r); ok {
+		d.Kernel, d.Group = true, g
+		d.ProviderName = kernel.ProviderName
+	}
+	e, exact := z.lookup(r, d)
+	if e != nil {
+		d.Event = e
+		if d.ProviderName == "" {
+			d.ProviderName = e.Provider
+		}
+		d.EventName = e.Name
+		if withPayload && e.Payload != nil {
+			z.decode(r, e, exact, d)
+		}
+	}
+	if d.ProviderName == "" && !d.Kernel {
+		d.ProviderName = z.providerName(r)
+	}
+}
+
+// lookup finds the schema of r by precedence. A TraceLogging record fills
+// d itself, since its schema is in the record.
+func (z *Describer) lookup(r *record.Record, d *Description) (*schema.Event, bool) {
+	if d.Kernel || r.HeaderType.IsClassic() {
+		if k := classicKey(r, d); z.opts.Trace != nil {
+			if e, exact := z.opts.Trace.Lookup(k); e != nil {
+				return e, exact
+			}
+		}
+		if e, exact, ok := kernel.LookupRecord(r); ok {
+			return e, exact
+		}
+		return z.lookupSets(classicKey(r, d))
+	}
+	if r.HeaderType != header.TypeEventHeader32 && r.HeaderType != header.TypeEventHeader64 {
+		return nil, false
+	}
+	if it, ok := r.Extended(record.ExtEventSchemaTL); ok {
+		z.traceLogging(r, it.Data, d)
+		return nil, false
+	}
+	k := schema.Key{Provider: r.ProviderId, ID: r.EventDescriptor.Id, Version: uint16(r.EventDescriptor.Version)}
+	if z.opts.Trace != nil {
+		if e, exact := z.opts.Trace.Lookup(k); e != nil {
+			return e, exact
+		}
+	}
+	return z.lookupSets(k)
+}
+
+// classicKey is the key of a classic (MOF) record: its class GUID (for a
+// kernel record, its group's), opcode and version.
+func classicKey(r *record.Record, d *Description) schema.Key {
+	return schema.Key{Provider: r.ProviderId, ID: uint16(r.EventDescriptor.Opcode),
+		Version: uint16(r.EventDescriptor.Version), Classic: true}
+}
+
+// lookupSets searches the user's manifests, then the built-in sets.
+func (z *Describer) lookupSets(k schema.Key) (*schema.Event, bool) {
+	if z.opts.Manifests != nil {
+		if e, exact := z.opts.Manifests.Lookup(k); e != nil {
+			return e, exact
+		}
+	}
+	for _, s := range z.opts.BuiltIn {
+		if e, exact := s.Lookup(k); e != nil {
+			return e, exact
+		}
+	}
+	return nil, false
+}
+
+func (z *Describer) traceLogging(r *record.Record, blob []byte, d *Description) {
+	d.ProviderName = z.traits.ProviderName(r)
+	s, err := z.schemas.Schema(blob)
+	if err != nil {
+		d.Err = err
+		return
+	}
+	d.EventName = s.Name
+	d.Event = nil
+	vals, err := s.Decode(r.UserData, r.PointerSize(), z.vals[:0])
+	z.keep(vals)
+	d.Err = err
+	// Trailing bytes after complete fields still leave every field
+	// readable; any other failure falls back to the payload's bytes.
+	if err == nil || payload.IsTrailing(err) {
+		d.Fields, d.Decoded = vals, true
+	}
+}
+
+func (z *Describer) decode(r *record.Record, e *schema.Event, exact bool, d *Description) {
+	vals, err := e.Payload.Decode(r.UserData, r.PointerSize(), z.vals[:0])
+	if err != nil && !payload.IsTrailing(err) {
+		z.keep(vals)
+		d.Err = err
+		return
+	}
+	if err != nil && !exact {
+		// A newer version than the schema: the fields it knows are
+		// complete, and the rest is what the newer version added.
+		err = nil
+	}
+	if e.Computed != nil {
+		vals = e.Computed(r, vals)
+	}
+	z.keep(vals)
+	d.Fields, d.Decoded, d.Err = vals, true, err
+}
+
+// providerName names a non-kernel record's provider: from its traits,
+// then the sets, then the built-in names.
+func (z *Describer) providerName(r *record.Record) string {
+	if n := z.traits.ProviderName(r); n != "" {
+		return n
+	}
+	if r.ProviderId == uuid.Nil {
+		return ""
+	}
+	for _, s := range [...]*schema.Set{z.opts.Trace, z.opts.Manifests} {
+		if s == nil {
+			continue
+		}
+		if n, ok := s.ProviderName(r.ProviderId); ok {
+			return n
+		}
+	}
+	for _, s := range z.opts.BuiltIn {
+		if n, ok := s.ProviderName(r.ProviderId); ok {
+			return n
+		}
+	}
+	if z.opts.ProviderNames != nil {
+		if n, ok := z.opts.ProviderNames(r.ProviderId); ok {
+			return n
+		}
+	}
+	return ""
+}
+
+// EventName is the record's event name, for filters; false when no source
+// names it.
+func (z *Describer) EventName(r *record.Record) (string, bool) {
+	var d Description
+	z.Describe(r, &d, false)
+	return d.EventName, d.EventName != ""
+}
