@@ -53,7 +53,14 @@ func (d *dumper) dump() int {
 		return d.status
 	}
 	if d.opts.filtered {
-		flt, err := filter.Compile(filter.Options{TraceStart: d.traceStart()}, d.opts.session)
+		// Event names come from the same sources as the output's, so
+		// --event-name matches what EventName shows: kernel, manifest and
+		// TraceLogging names alike.
+		names := newDescriber(false)
+		flt, err := filter.Compile(filter.Options{
+			TraceStart: d.traceStart(),
+			Lookup:     filter.Lookup{EventName: names.d.EventName},
+		}, d.opts.session)
 		if err != nil {
 			fmt.Fprintf(d.stderr, "etldump: filter: %v\n", err)
 			d.fail(exitFatal)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -106,4 +107,29 @@ func TestClosedPipeEndsQuietly(t *testing.T) {
 	code := run([]string{path}, &pipeWriter{n: 1}, &errb)
 	assert.Equal(t, 0, code)
 	assert.Empty(t, errb.String())
+}
+
+// TestEventNameFilterOnKernelNames keeps kernel records by the name their
+// EventName shows, the way TraceLogging events are kept by theirs.
+func TestEventNameFilterOnKernelNames(t *testing.T) {
+	path := filepath.Join("..", "..", "testdata", "etl", "kernel64.etl")
+	out, _, code := runCmd(t, "--event-name", "Process/Start", "--format", "jsonl", path)
+	require.Equal(t, 0, code)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 8)
+	for _, l := range lines {
+		assert.Contains(t, l, `"EventName":"Process/Start"`)
+		assert.Contains(t, l, `"ImageFileName":"notepad.exe"`)
+	}
+	out, _, code = runCmd(t, "--exclude-event-name", "Process/Start", "--count", path)
+	require.Equal(t, 0, code)
+	all, _, _ := runCmd(t, "--count", path)
+	assert.Equal(t, mustAtoi(t, all)-8, mustAtoi(t, out))
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	require.NoError(t, err)
+	return n
 }

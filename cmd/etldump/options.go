@@ -112,9 +112,9 @@ func parseOptions(args []string) (*options, *parser, error) {
 			set: func(v string) error { return o.addIDs(v, false) }},
 		{name: "exclude-id", arg: "N[,N...]", help: "drop these event ids (repeatable)",
 			set: func(v string) error { return o.addIDs(v, true) }},
-		{name: "event-name", arg: "NAME", help: "keep TraceLogging events of this name (repeatable)",
+		{name: "event-name", arg: "NAME", help: "keep events of this name, as EventName shows it (Process/Start, GC/Start, a TraceLogging name; repeatable)",
 			set: func(v string) error { return o.addName(v, false) }},
-		{name: "exclude-event-name", arg: "NAME", help: "drop TraceLogging events of this name (repeatable)",
+		{name: "exclude-event-name", arg: "NAME", help: "drop events of this name (repeatable)",
 			set: func(v string) error { return o.addName(v, true) }},
 		{name: "pid", arg: "N[,N...]", help: "keep records of these process ids (repeatable)",
 			set: func(v string) error {
