@@ -65,6 +65,7 @@ type Describer struct {
 	schemas *tracelogging.Cache
 	traits  record.TraitsCache
 	vals    []payload.Value
+	unnamed map[uint16]string
 }
 
 // New returns a Describer over the given sources.
@@ -98,9 +99,28 @@ func (z *Describer) Describe(r *record.Record, d *Description, withPayload bool)
 			z.decode(r, e, exact, d)
 		}
 	}
+	if d.Kernel && d.EventName == "" {
+		d.EventName = z.unnamedKernel(d.Group, r.EventDescriptor.Opcode)
+	}
 	if d.ProviderName == "" && !d.Kernel {
 		d.ProviderName = z.providerName(r)
 	}
+}
+
+// unnamedKernel is the name of a kernel event whose opcode has none,
+// "Group/Opcode(N)" as TraceEvent shows it, made once per opcode so that
+// every format and view calls the event the same.
+func (z *Describer) unnamedKernel(group, opcode uint8) string {
+	k := uint16(group)<<8 | uint16(opcode)
+	if n, ok := z.unnamed[k]; ok {
+		return n
+	}
+	if z.unnamed == nil {
+		z.unnamed = make(map[uint16]string)
+	}
+	n := string(kernel.AppendEventName(nil, group, opcode))
+	z.unnamed[k] = n
+	return n
 }
 
 // lookup finds the schema of r by precedence. A TraceLogging record fills
