@@ -12,6 +12,8 @@ import (
 // traitsProviderName reads the provider name from the provider traits
 // without copying it: the string views the record's bytes and is valid as
 // long as they are, which is long enough for comparing it while judging.
+// It is the name record.ParseProviderTraits gives, which is also the name
+// the record is shown with.
 func traitsProviderName(r *record.Record) (string, bool) {
 	b := r.ProviderNameBytes()
 	if len(b) == 0 {
@@ -22,15 +24,17 @@ func traitsProviderName(r *record.Record) (string, bool) {
 
 // traitsGroup reads provider groups through a cache of parsed traits, keyed
 // by the blob's bytes: a trace has a handful of distinct blobs, so each is
-// parsed once, and a lookup after that allocates nothing.
+// parsed once, and a lookup after that allocates nothing. The cache parses
+// with record.ParseProviderTraits, the parser the output uses, so that a
+// record is in a group exactly when the traits it is shown with say so.
 func traitsGroup(c *record.TraitsCache) func(r *record.Record) (uuid.UUID, bool) {
 	return func(r *record.Record) (uuid.UUID, bool) {
 		it, ok := r.Extended(record.ExtProviderTraits)
 		if !ok {
 			return uuid.Nil, false
 		}
-		pt, err := c.Lookup(it.Data)
-		if err != nil || !pt.HasGroup {
+		pt, _ := c.Lookup(it.Data)
+		if pt == nil || !pt.HasGroup {
 			return uuid.Nil, false
 		}
 		return pt.Group, true

@@ -74,6 +74,12 @@ func TestTraitsLookups(t *testing.T) {
 			"E", true, uuid.Nil, false},
 		// A malformed blob has no group, even one read before the damage.
 		{"group before a malformed trait", append(withSize(good, uint16(len(good)+3)), 2, 0, 1), "Contoso.Alpha", true, uuid.Nil, false},
+		// Types other than 1 are reserved and skipped by their size: a short
+		// one costs neither the name nor the group.
+		{"short decode-GUID trait before the group", etltest.ProviderTraits("G",
+			etltest.Trait{Type: etltest.TraitDecodeGUID, Data: []byte{1, 2, 3}}, etltest.GroupTrait(grp)), "G", true, grp, true},
+		{"empty reserved trait after the group", etltest.ProviderTraits("H",
+			etltest.GroupTrait(grp), etltest.Trait{Type: 3}), "H", true, grp, true},
 		{"trait running past the blob", append(withSize(etltest.ProviderTraits("F"), uint16(len(etltest.ProviderTraits("F"))+3)), 19, 0, 1),
 			"F", true, uuid.Nil, false},
 	}
@@ -87,6 +93,10 @@ func TestTraitsLookups(t *testing.T) {
 			g, ok := traitsGroup(new(record.TraitsCache))(r)
 			if g != c.wantGroup || ok != c.groupOK {
 				t.Errorf("group = %v, %v; want %v, %v", g, ok, c.wantGroup, c.groupOK)
+			}
+			// The output names the record from the same parse.
+			if shown := new(record.TraitsCache).ProviderName(r); shown != name {
+				t.Errorf("shown as %q, matched as %q", shown, name)
 			}
 		})
 	}

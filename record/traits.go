@@ -16,8 +16,10 @@ import (
 type TraitType uint8
 
 const (
-	TraitGroup      TraitType = 1 // provider group GUID
-	TraitDecodeGuid TraitType = 2 // GUID to decode the events with
+	TraitGroup TraitType = 1 // provider group GUID
+	// TraitDecodeGuid is a GUID to decode the events with, in evntrace.h;
+	// the provider-traits documentation counts type 2 among the reserved.
+	TraitDecodeGuid TraitType = 2
 )
 
 // maxTraits bounds the traits read from one blob; real providers have one
@@ -69,39 +71,62 @@ func traitsName(b []byte) (name, blob []byte, err error) {
 // NUL-terminated UTF-8 provider name, then traits of u16 size (its 3-byte
 // header included), u8 type and data. Bytes past the blob's own size (the
 // extended item's padding) are ignored. Traits[i].Data are views into b.
+//
+// Only type 1, the provider group, has a defined layout: the provider-traits
+// documentation reserves the other types, so they are kept raw and skipped
+// by their size whatever their data (a DecodeGuid of type 2 is read when it
+// holds a GUID). A blob whose size or name cannot be read gives an error and
+// the zero ProviderTraits. Damage in the trait list after the name — a
+// trait whose size does not fit, a group trait shorter than its GUID — gives
+// an error with the name and no traits: the name stays what names the
+// provider, as it does for ProviderNameBytes, and a damaged list makes no
+// group.
 func ParseProviderTraits(b []byte) (ProviderTraits, error) {
+	pt, _, err := parseProviderTraits(b)
+	return pt, err
+}
+
+// parseProviderTraits is ParseProviderTraits that also says whether the
+// name was read, which an empty name alone does not tell.
+func parseProviderTraits(b []byte) (pt ProviderTraits, named bool, err error) {
 	name, b, err := traitsName(b)
 	if err != nil {
-		return ProviderTraits{}, err
+		return ProviderTraits{}, false, err
 	}
-	pt := ProviderTraits{Name: string(name)}
-	for pos := 2 + len(name) + 1; pos < len(b); {
+	pt = ProviderTraits{Name: string(name)}
+	if err := pt.readTraits(b, 2+len(name)+1); err != nil {
+		return ProviderTraits{Name: pt.Name}, true, err
+	}
+	return pt, true, nil
+}
+
+// readTraits reads the trait list of blob b from pos on.
+func (pt *ProviderTraits) readTraits(b []byte, pos int) error {
+	for pos < len(b) {
 		if len(b)-pos < 3 {
-			return ProviderTraits{}, traitsErr("%d stray bytes at offset %d", len(b)-pos, pos)
+			return traitsErr("%d stray bytes at offset %d", len(b)-pos, pos)
 		}
 		n := int(binary.LittleEndian.Uint16(b[pos:]))
 		if n < 3 || pos+n > len(b) {
-			return ProviderTraits{}, traitsErr("trait at offset %d has size %d, %d bytes left", pos, n, len(b)-pos)
+			return traitsErr("trait at offset %d has size %d, %d bytes left", pos, n, len(b)-pos)
 		}
 		if len(pt.Traits) == maxTraits {
-			return ProviderTraits{}, traitsErr("more than %d traits", maxTraits)
+			return traitsErr("more than %d traits", maxTraits)
 		}
 		tr := Trait{Type: TraitType(b[pos+2]), Data: b[pos+3 : pos+n : pos+n]}
-		switch tr.Type {
-		case TraitGroup, TraitDecodeGuid:
+		switch {
+		case tr.Type == TraitGroup:
 			if len(tr.Data) < 16 {
-				return ProviderTraits{}, traitsErr("trait %d at offset %d has %d bytes, want a 16-byte GUID", tr.Type, pos, len(tr.Data))
+				return traitsErr("group trait at offset %d has %d bytes, want a 16-byte GUID", pos, len(tr.Data))
 			}
-			if tr.Type == TraitGroup {
-				pt.Group, pt.HasGroup = GUID(tr.Data), true
-			} else {
-				pt.DecodeGuid, pt.HasDecodeGuid = GUID(tr.Data), true
-			}
+			pt.Group, pt.HasGroup = GUID(tr.Data), true
+		case tr.Type == TraitDecodeGuid && len(tr.Data) >= 16:
+			pt.DecodeGuid, pt.HasDecodeGuid = GUID(tr.Data), true
 		}
 		pt.Traits = append(pt.Traits, tr)
 		pos += n
 	}
-	return pt, nil
+	return nil
 }
 
 // ProviderTraits decodes the record's PROV_TRAITS item; ok is false when
@@ -117,8 +142,10 @@ func (r *Record) ProviderTraits() (pt ProviderTraits, ok bool, err error) {
 
 // ProviderNameBytes returns the provider name from the record's PROV_TRAITS
 // item as a view into the record, without allocating; nil when the record
-// has no such item or its blob is malformed. Like the record's other
-// slices it is valid only until the iteration moves on.
+// has no such item or its size or name cannot be read. It is the name
+// ParseProviderTraits gives, damage in the trait list included, so that
+// what matches a provider by name and what shows its name agree. Like the
+// record's other slices it is valid only until the iteration moves on.
 func (r *Record) ProviderNameBytes() []byte {
 	it, ok := r.Extended(ExtProviderTraits)
 	if !ok {
@@ -153,8 +180,11 @@ const (
 	traitsCacheBytes   = 1 << 20
 )
 
-// Lookup returns the decoded traits of a PROV_TRAITS blob. The result is
-// shared and must not be modified; it does not refer to b.
+// Lookup returns the decoded traits of a PROV_TRAITS blob, as
+// ParseProviderTraits decodes them: with an error, the result is nil when
+// the name could not be read, and holds the name alone when the trait list
+// is damaged. The result is shared and must not be modified; it does not
+// refer to b.
 func (c *TraitsCache) Lookup(b []byte) (*ProviderTraits, error) {
 	if len(b) >= 2 {
 		if n := int(binary.LittleEndian.Uint16(b)); n >= 2 && n <= len(b) {
@@ -167,11 +197,9 @@ func (c *TraitsCache) Lookup(b []byte) (*ProviderTraits, error) {
 		return e.pt, e.err
 	}
 	owned := append([]byte(nil), b...)
-	pt, err := ParseProviderTraits(owned)
-	var e traitsEntry
-	if err != nil {
-		e.err = err
-	} else {
+	pt, named, err := parseProviderTraits(owned)
+	e := traitsEntry{err: err}
+	if named {
 		e.pt = &pt
 	}
 	if len(owned) > traitsCacheBytes {
@@ -193,14 +221,14 @@ func (c *TraitsCache) Lookup(b []byte) (*ProviderTraits, error) {
 }
 
 // ProviderName returns the provider name of a record from its PROV_TRAITS
-// item, "" when it has none or the blob is malformed.
+// item, the name ProviderNameBytes gives; "" when it has none.
 func (c *TraitsCache) ProviderName(r *Record) string {
 	it, ok := r.Extended(ExtProviderTraits)
 	if !ok {
 		return ""
 	}
-	pt, err := c.Lookup(it.Data)
-	if err != nil {
+	pt, _ := c.Lookup(it.Data)
+	if pt == nil {
 		return ""
 	}
 	return pt.Name

@@ -79,29 +79,61 @@ func TestParseProviderTraits(t *testing.T) {
 func TestParseProviderTraitsMalformed(t *testing.T) {
 	good := traitsBlob("P", append([]byte{1}, winGUID(groupText)...))
 	cases := []struct {
-		name string
-		b    []byte
-		want string
+		name  string
+		b     []byte
+		want  string
+		named bool // the name is read all the same
 	}{
-		{"empty", nil, "at least 2"},
-		{"size too small", []byte{2, 0, 0}, "size 2"},
-		{"size past end", []byte{9, 0, 'a', 0}, "size 9"},
-		{"no NUL", []byte{4, 0, 'a', 'b'}, "no NUL"},
-		{"stray bytes", traitsBlobRaw("P", []byte{1, 0}), "stray"},
-		{"trait size below header", traitsBlobRaw("P", []byte{2, 0, 1}), "size 2"},
-		{"trait past blob", traitsBlobRaw("P", []byte{9, 0, 1, 0}), "size 9"},
-		{"short group GUID", traitsBlob("P", []byte{1, 1, 2, 3}), "16-byte GUID"},
-		{"short decode GUID", traitsBlob("P", []byte{2}), "16-byte GUID"},
-		{"too many traits", traitsBlob("P", repeat([]byte{9}, 65)...), "more than 64"},
-		{"size cut into trait", good[:len(good)-1], "size"},
+		{"empty", nil, "at least 2", false},
+		{"size too small", []byte{2, 0, 0}, "size 2", false},
+		{"size past end", []byte{9, 0, 'a', 0}, "size 9", false},
+		{"no NUL", []byte{4, 0, 'a', 'b'}, "no NUL", false},
+		{"stray bytes", traitsBlobRaw("P", []byte{1, 0}), "stray", true},
+		{"trait size below header", traitsBlobRaw("P", []byte{2, 0, 1}), "size 2", true},
+		{"trait past blob", traitsBlobRaw("P", []byte{9, 0, 1, 0}), "size 9", true},
+		{"short group GUID", traitsBlob("P", []byte{1, 1, 2, 3}), "16-byte GUID", true},
+		{"group before a short group", traitsBlob("P", append([]byte{1}, winGUID(groupText)...), []byte{1, 1}), "16-byte GUID", true},
+		{"too many traits", traitsBlob("P", repeat([]byte{9}, 65)...), "more than 64", true},
+		{"size past the bytes given", good[:len(good)-1], "size", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			pt, err := record.ParseProviderTraits(c.b)
 			assert.ErrorIs(t, err, buffer.ErrMalformed)
 			assert.Contains(t, err.Error(), c.want)
-			assert.Equal(t, record.ProviderTraits{}, pt)
+			want := record.ProviderTraits{}
+			if c.named {
+				want.Name = "P"
+			}
+			// A damaged trait list costs the traits, never the name.
+			assert.Equal(t, want, pt)
 		})
+	}
+}
+
+// TestReservedTraitsSkippedBySize: trait types other than 1 are reserved,
+// so their data is not checked, whatever its length, and a short one
+// neither fails the blob nor hides the name or the group.
+func TestReservedTraitsSkippedBySize(t *testing.T) {
+	for _, typ := range []byte{0, 2, 3, 0x7F, 0x80, 0xFF} {
+		for _, data := range [][]byte{nil, {0xAA}, make([]byte, 15)} {
+			b := traitsBlob("Contoso.Widget",
+				append([]byte{typ}, data...),
+				append([]byte{1}, winGUID(groupText)...))
+			pt, err := record.ParseProviderTraits(b)
+			require.NoError(t, err, "type %d with %d bytes", typ, len(data))
+			assert.Equal(t, "Contoso.Widget", pt.Name)
+			assert.True(t, pt.HasGroup)
+			assert.Equal(t, uuid.MustParse(groupText), pt.Group)
+			assert.False(t, pt.HasDecodeGuid)
+			require.Len(t, pt.Traits, 2)
+			assert.Equal(t, record.Trait{Type: record.TraitType(typ), Data: append([]byte{}, data...)}, pt.Traits[0])
+
+			var c record.TraitsCache
+			r := eventRecord(t, nil, record.ExtendedItem{Type: record.ExtProviderTraits, Data: b})
+			assert.Equal(t, "Contoso.Widget", c.ProviderName(r))
+			assert.Equal(t, "Contoso.Widget", string(r.ProviderNameBytes()))
+		}
 	}
 }
 
@@ -221,20 +253,36 @@ func FuzzProviderTraits(f *testing.F) {
 	f.Add([]byte{0x0B, 0x00, 'M', 'y', 'S', 'o', 'u', 'r', 'c', 'e', 0})
 	f.Add(traitsBlob("Microsoft.Windows.Test", append([]byte{1}, winGUID(groupText)...), []byte{0x80, 1}))
 	f.Add(traitsBlob("P", append([]byte{2}, winGUID(decodeText)...)))
+	f.Add(traitsBlob("P", []byte{2, 1}, append([]byte{1}, winGUID(groupText)...)))
+	f.Add(traitsBlob("P", []byte{1, 1, 2}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		pt, err := record.ParseProviderTraits(b)
 		var c record.TraitsCache
 		cached, cerr := c.Lookup(b)
-		if err != nil {
-			if cerr == nil || cached != nil {
-				t.Fatalf("cache accepted what the parser refused: %v", err)
+		if (err == nil) != (cerr == nil) {
+			t.Fatalf("parser and cache disagree: %v, %v", err, cerr)
+		}
+		// The name the filter matches is the name the display shows.
+		r := eventRecord(t, nil, record.ExtendedItem{Type: record.ExtProviderTraits, Data: b})
+		view := r.ProviderNameBytes()
+		if len(b) >= 2 && len(b) <= 0xFFF0 {
+			if string(view) != pt.Name || c.ProviderName(r) != pt.Name {
+				t.Fatalf("names disagree: view %q, parsed %q, cached %q", view, pt.Name, c.ProviderName(r))
 			}
-			if pt.Name != "" || pt.Traits != nil {
+			if (view == nil) != (cached == nil) {
+				t.Fatalf("name read by one reader only: view %v, cached %v", view != nil, cached != nil)
+			}
+		}
+		if err != nil {
+			if pt.Traits != nil || pt.HasGroup || pt.HasDecodeGuid {
 				t.Fatal("traits returned with an error")
+			}
+			if cached != nil && (cached.Name != pt.Name || cached.Traits != nil) {
+				t.Fatal("cache kept more than the name of a damaged blob")
 			}
 			return
 		}
-		if cerr != nil || cached.Name != pt.Name || len(cached.Traits) != len(pt.Traits) {
+		if cached == nil || cached.Name != pt.Name || len(cached.Traits) != len(pt.Traits) {
 			t.Fatalf("cache disagrees: %v", cerr)
 		}
 		size := int(binary.LittleEndian.Uint16(b))
