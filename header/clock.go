@@ -11,6 +11,13 @@ type Clock struct {
 	Kind      uint32 // the effective clock type after the fallback for 0
 	Anchor    int64  // raw timestamp of the logfile-header record
 	StartTime int64  // FILETIME of the session start
+	// ProcessorTime is set for a private logger's file (LogFileMode
+	// PRIVATE_LOGGER_MODE or PRIVATE_IN_PROC): its EVENT_TRACE_HEADER and
+	// EVENT_HEADER records hold one 64-bit ProcessorTime where other files
+	// hold KernelTime and UserTime. It lives here because the Clock is what
+	// every record shares with its file, and it tells how the record
+	// header's other time field reads.
+	ProcessorTime bool
 	// FILETIME units per raw tick = num / den.
 	num, den uint64
 }
@@ -21,7 +28,8 @@ type Clock struct {
 // Clock type 0 (and an unknown type) means QPC when PerfFreq is set, system
 // time otherwise; a CPU-cycle clock without a CPU speed falls back the same way.
 func NewClock(h *LogfileHeader, anchor int64) Clock {
-	c := Clock{Kind: h.ReservedFlags, Anchor: anchor, StartTime: h.StartTime}
+	c := Clock{Kind: h.ReservedFlags, Anchor: anchor, StartTime: h.StartTime,
+		ProcessorTime: h.LogFileMode&(ModePrivateLogger|ModePrivateInProc) != 0}
 	qpcOrSystem := func() {
 		if h.PerfFreq > 0 {
 			c.Kind, c.num, c.den = ClockQPC, 10_000_000, uint64(h.PerfFreq)

@@ -50,19 +50,19 @@ func Decode(r *Record, b []byte, p header.Prefix, bufferOffset int, ctx *Context
 	var err error
 	switch p.Type {
 	case header.TypeEventHeader32, header.TypeEventHeader64:
-		err = r.decodeEventHeader(b, flags)
+		err = r.decodeEventHeader(b, flags, ctx.processorTime())
 	case header.TypeSystem32, header.TypeSystem64, header.TypeCompact32, header.TypeCompact64,
 		header.TypePerfInfo32, header.TypePerfInfo64:
 		err = r.decodeKernel(b, flags)
 	case header.TypeFull32, header.TypeFull64, header.TypeInstance32, header.TypeInstance64:
-		err = r.decodeClassic(b, flags)
+		err = r.decodeClassic(b, flags, ctx.processorTime())
 	case header.TypeMessage:
 		err = r.decodeMessage(b, ctx)
 	default:
 		// ERROR, TIMED, WNODE: no public layout; keep the bytes.
-		r.setCommon(flags, uuid.Nil, header.EventDescriptor{}, 0, ctx.BufferTimeStamp)
+		r.setCommon(flags, uuid.Nil, header.EventDescriptor{}, 0, 0, ctx.BufferTimeStamp)
 		r.ThreadId, r.ProcessId, r.HasThreadProcess = 0, 0, false
-		r.KernelTime, r.UserTime, r.HasCPUTime = 0, 0, false
+		r.KernelTime, r.UserTime, r.HasCPUTime, r.HasProcessorTime = 0, 0, false, false
 		r.UserData = nil
 		if len(b) > header.MarkerSize {
 			r.UserData = b[header.MarkerSize:]
@@ -106,13 +106,20 @@ func (ctx *Context) flags(typ header.Type) uint16 {
 	return f
 }
 
+// processorTime reports whether the classic and EVENT_HEADER records of the
+// file hold a 64-bit ProcessorTime in place of KernelTime and UserTime.
+func (ctx *Context) processorTime() bool {
+	return ctx.Clock != nil && ctx.Clock.ProcessorTime
+}
+
 // setCommon sets the fields every kind has, and clears the ones only
 // EVENT_HEADER and PERFINFO records carry; their decoders set them after.
-func (r *Record) setCommon(flags uint16, provider uuid.UUID, d header.EventDescriptor, hook uint16, raw int64) {
+func (r *Record) setCommon(flags uint16, provider uuid.UUID, d header.EventDescriptor, classVersion, hook uint16, raw int64) {
 	r.Flags = flags
 	r.EventProperty = 0
 	r.ProviderId = provider
 	r.EventDescriptor = d
+	r.ClassVersion = classVersion
 	r.HookId = hook
 	r.RawTimeStamp = raw
 	r.ActivityId = uuid.Nil
@@ -125,10 +132,13 @@ func (r *Record) decodeKernel(b []byte, flags uint16) error {
 	if err != nil {
 		return err
 	}
+	// The SYSTEM header keeps KernelTime and UserTime in private sessions
+	// too: the logfile-header record of a private logger's file holds a few
+	// ticks there, not a 64-bit count.
 	r.setCommon(flags, KernelGroupGUID(h.Group(), h.Opcode()),
-		header.EventDescriptor{Opcode: h.Opcode(), Version: uint8(h.Version)}, h.HookId, h.SystemTime)
+		header.EventDescriptor{Opcode: h.Opcode(), Version: uint8(h.Version)}, h.Version, h.HookId, h.SystemTime)
 	r.ThreadId, r.ProcessId, r.HasThreadProcess = h.ThreadId, h.ProcessId, h.HasIds
-	r.KernelTime, r.UserTime, r.HasCPUTime = h.KernelTime, h.UserTime, h.HasCPUTimes
+	r.KernelTime, r.UserTime, r.HasCPUTime, r.HasProcessorTime = h.KernelTime, h.UserTime, h.HasCPUTimes, false
 	if h.DataOffset > h.PMCOffset || h.HasPEBS {
 		r.PEBSIndex, r.HasPEBS = h.PEBSIndex, h.HasPEBS
 		r.pmcRaw = b[h.PMCOffset:h.DataOffset]
@@ -137,15 +147,18 @@ func (r *Record) decodeKernel(b []byte, flags uint16) error {
 	return nil
 }
 
-func (r *Record) decodeClassic(b []byte, flags uint16) error {
+func (r *Record) decodeClassic(b []byte, flags uint16, processorTime bool) error {
 	h, err := header.ParseEventTraceHeader(b)
 	if err != nil {
 		return err
 	}
+	// ProcessTrace gives the descriptor the low byte of the USHORT
+	// Class.Version; ClassVersion keeps all of it.
 	r.setCommon(flags|header.FlagClassicHeader, h.Guid,
-		header.EventDescriptor{Opcode: h.ClassType, Level: h.ClassLevel, Version: uint8(h.ClassVersion)}, 0, h.TimeStamp)
+		header.EventDescriptor{Opcode: h.ClassType, Level: h.ClassLevel, Version: uint8(h.ClassVersion)}, h.ClassVersion, 0, h.TimeStamp)
 	r.ThreadId, r.ProcessId, r.HasThreadProcess = h.ThreadId, h.ProcessId, true
-	r.KernelTime, r.UserTime, r.HasCPUTime = h.KernelTime, h.UserTime, true
+	r.KernelTime, r.UserTime = h.KernelTime, h.UserTime
+	r.HasCPUTime, r.HasProcessorTime = !processorTime, processorTime
 	r.InstanceId, r.ParentInstanceId = h.InstanceId, h.ParentInstanceId
 	r.ParentGuid = h.ParentGuid
 	r.UserData = b[h.DataOffset:]
@@ -157,7 +170,7 @@ func (r *Record) decodeClassic(b []byte, flags uint16) error {
 // does.
 const eventHeaderDiskFlags = ^uint16(header.Flag32BitHeader | header.Flag64BitHeader | header.FlagClassicHeader | header.FlagTraceMessage | header.FlagProcessorIndex)
 
-func (r *Record) decodeEventHeader(b []byte, flags uint16) error {
+func (r *Record) decodeEventHeader(b []byte, flags uint16, processorTime bool) error {
 	h, err := header.ParseEventHeader(b)
 	if err != nil {
 		return err
@@ -166,10 +179,12 @@ func (r *Record) decodeEventHeader(b []byte, flags uint16) error {
 	r.EventProperty = h.EventProperty
 	r.ProviderId = h.ProviderId
 	r.EventDescriptor = h.Descriptor
+	r.ClassVersion = uint16(h.Descriptor.Version)
 	r.HookId = 0
 	r.ThreadId, r.ProcessId, r.HasThreadProcess = h.ThreadId, h.ProcessId, true
 	r.RawTimeStamp = h.TimeStamp
-	r.KernelTime, r.UserTime, r.HasCPUTime = h.KernelTime, h.UserTime, true
+	r.KernelTime, r.UserTime = h.KernelTime, h.UserTime
+	r.HasCPUTime, r.HasProcessorTime = !processorTime, processorTime
 	r.ActivityId = h.ActivityId
 	if r.HasPEBS || r.pmcRaw != nil {
 		r.PEBSIndex, r.HasPEBS, r.pmcRaw = 0, false, nil
@@ -234,13 +249,13 @@ func (r *Record) decodeMessage(b []byte, ctx *Context) error {
 	if m.HasTimeStamp() {
 		raw = m.TimeStamp
 	}
-	r.setCommon(flags, m.Guid, header.EventDescriptor{Id: m.MessageNumber}, 0, raw)
+	r.setCommon(flags, m.Guid, header.EventDescriptor{Id: m.MessageNumber}, 0, 0, raw)
 	r.Message = m
 	r.ThreadId, r.ProcessId, r.HasThreadProcess = 0, 0, false
 	if m.HasSystemInfo() {
 		r.ThreadId, r.ProcessId, r.HasThreadProcess = m.ThreadId, m.ProcessId, true
 	}
-	r.KernelTime, r.UserTime, r.HasCPUTime = 0, 0, false
+	r.KernelTime, r.UserTime, r.HasCPUTime, r.HasProcessorTime = 0, 0, false, false
 	r.UserData = b[m.DataOffset:]
 	return nil
 }

@@ -55,8 +55,11 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		r.RawTimeStamp = int64(le.Uint64(b[0x10:]))
 		header.ReadGUID(&r.ProviderId, b[0x18:])
 		header.ReadEventDescriptor(&r.EventDescriptor, b[0x28:])
+		r.ClassVersion = uint16(r.EventDescriptor.Version)
 		r.HookId = 0
-		r.KernelTime, r.UserTime, r.HasCPUTime = le.Uint32(b[0x38:]), le.Uint32(b[0x3C:]), true
+		r.KernelTime, r.UserTime = le.Uint32(b[0x38:]), le.Uint32(b[0x3C:])
+		pt := c.ctx.processorTime()
+		r.HasCPUTime, r.HasProcessorTime = !pt, pt
 		header.ReadGUID(&r.ActivityId, b[0x40:])
 		r.PEBSIndex, r.HasPEBS, r.pmcRaw = 0, false, nil
 		r.UserData = b[pos:]
@@ -82,7 +85,7 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		hook := le.Uint16(b[6:])
 		c.ctx.place(r, typ, b, at)
 		r.setCommon(c.ctx.flags(typ), KernelGroupGUID(uint8(hook>>8), uint8(hook)),
-			header.EventDescriptor{}, hook, 0)
+			header.EventDescriptor{}, version, hook, 0)
 		// Set apart from the zeroed descriptor, for the reason given at
 		// header.ReadGUID.
 		r.EventDescriptor.Opcode, r.EventDescriptor.Version = uint8(hook), uint8(version)
@@ -98,6 +101,7 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		} else {
 			r.KernelTime, r.UserTime, r.HasCPUTime = 0, 0, false
 		}
+		r.HasProcessorTime = false
 		r.UserData = b[fixed:]
 	default:
 		return 0, false

@@ -19,9 +19,16 @@ func comparable(r *Record) Record {
 }
 
 // sameDecode decodes b twice — once by the fast path, once by Decode — into
-// records that first held prevKind's decode, and fails on any difference.
+// records that first held prevKind's decode, and fails on any difference;
+// once for a file of an ordinary session, once for a private logger's.
 func sameDecode(t *testing.T, prev, b []byte) {
-	lh := header.LogfileHeader{PerfFreq: 10_000_000, ReservedFlags: header.ClockQPC, StartTime: 1 << 57}
+	for _, mode := range []uint32{0, header.ModePrivateLogger} {
+		sameDecodeIn(t, mode, prev, b)
+	}
+}
+
+func sameDecodeIn(t *testing.T, logFileMode uint32, prev, b []byte) {
+	lh := header.LogfileHeader{PerfFreq: 10_000_000, ReservedFlags: header.ClockQPC, StartTime: 1 << 57, LogFileMode: logFileMode}
 	clock := header.NewClock(&lh, 77)
 	buf := &buffer.Buffer{Index: 2, FileOffset: 0x10000}
 	buf.BufferFlag = buffer.FlagProcIndex

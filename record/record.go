@@ -27,8 +27,16 @@ type Record struct {
 
 	// ProviderId is the EVENT_HEADER provider, the classic class GUID, or
 	// for kernel records the GUID of the HookId's group.
-	ProviderId      uuid.UUID
+	ProviderId uuid.UUID
+	// EventDescriptor is as ProcessTrace gives it; its Version is a byte,
+	// which for kernel and classic records is the low byte of the header's.
 	EventDescriptor header.EventDescriptor
+	// ClassVersion is the whole version of the record's header: the USHORT
+	// Class.Version of FULL and INSTANCE headers, which selects the MOF
+	// class; the Version of SYSTEM, COMPACT and PERFINFO headers with the
+	// PEBS and PMC extension bits masked off; for EVENT_HEADER records the
+	// descriptor's Version; 0 for the other kinds.
+	ClassVersion uint16
 	// HookId is (group << 8) | type for kernel records, 0 otherwise.
 	HookId uint16
 
@@ -44,10 +52,16 @@ type Record struct {
 	// the file the record came from, shared and read-only, or nil for a
 	// record decoded without one.
 	Clock *header.Clock
-	// KernelTime and UserTime, or together ProcessorTime (see ProcessorTime).
-	KernelTime uint32
-	UserTime   uint32
-	HasCPUTime bool // SYSTEM, FULL, INSTANCE and EVENT_HEADER records carry these
+	// KernelTime and UserTime are the header's CPU-time fields; HasCPUTime
+	// says the record has them (SYSTEM, FULL, INSTANCE and EVENT_HEADER
+	// records). In a private logger's file the FULL, INSTANCE and
+	// EVENT_HEADER records hold one 64-bit ProcessorTime in those eight
+	// bytes instead: HasProcessorTime is then set in place of HasCPUTime,
+	// and ProcessorTime reads it.
+	KernelTime       uint32
+	UserTime         uint32
+	HasCPUTime       bool
+	HasProcessorTime bool
 
 	ActivityId uuid.UUID // EVENT_HEADER only
 
@@ -105,8 +119,9 @@ func (r *Record) PointerSize() int {
 	return r.HeaderType.PointerSize()
 }
 
-// ProcessorTime is the 64-bit view of the KernelTime/UserTime union, used by
-// private sessions.
+// ProcessorTime is the 64-bit view of the KernelTime/UserTime union, the
+// elapsed CPU time in CPU ticks that private sessions record; it means
+// something when HasProcessorTime is set.
 func (r *Record) ProcessorTime() uint64 {
 	return uint64(r.UserTime)<<32 | uint64(r.KernelTime)
 }

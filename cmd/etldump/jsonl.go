@@ -45,6 +45,12 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 	if fs&hasVersion != 0 {
 		dst = append(dst, `,"Version":`...)
 		dst = appendUint(dst, uint64(ed.Version))
+		// Version is the byte ProcessTrace gives; a classic or kernel header
+		// whose 16-bit version does not fit in it shows the whole one too.
+		if r.ClassVersion != uint16(ed.Version) {
+			dst = append(dst, `,"ClassVersion":`...)
+			dst = appendUint(dst, uint64(r.ClassVersion))
+		}
 	}
 	if fs&hasChannel != 0 {
 		dst = append(dst, `,"Channel":`...)

@@ -86,6 +86,11 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 		dst = appendUint(dst, uint64(r.UserTime))
 		dst = append(dst, '"')
 	}
+	if r.HasProcessorTime {
+		dst = append(dst, " ProcessorTime=\""...)
+		dst = appendUint(dst, r.ProcessorTime())
+		dst = append(dst, '"')
+	}
 	dst = append(dst, " />\n\t\t<Channel>"...)
 	dst = appendUint(dst, uint64(ed.Channel))
 	dst = append(dst, "</Channel>\n\t\t<Computer />\n\t</System>\n"...)
