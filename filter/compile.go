@@ -81,15 +81,20 @@ type groupEntry struct {
 
 // entry is one enablement with its provider-level filters.
 type entry struct {
-	en     Enablement // normalized
-	scoped bool
-	ids    *idSet
-	names  *nameSet
+	en        Enablement // as the session sends it: settings not given made explicit
+	ignoreKw0 bool       // IGNORE_KEYWORD_0 on this entry
+	group     bool       // a provider-group entry
+	scoped    bool
+	ids       *idSet
+	names     *nameSet
 }
 
+// scope holds a session's scope filters. The event-id and event-name
+// filters are apart from the others because provider groups escape them.
 type scope struct {
 	ids      *idSet
 	names    *nameSet
+	event    bool     // ids or names is set
 	pids     []uint32 // sorted
 	opcodes  *byteSet
 	channels *byteSet
@@ -164,7 +169,8 @@ func (s *nameSet) pass(name string, ok bool) bool {
 }
 
 // ErrGroupFilter is returned for event-id, event-name or payload filters on
-// a provider-group entry: ETW applies none of them to group enablement.
+// a provider-group entry. The provider-traits page: event-name, event-id
+// and payload filters do not apply to provider groups.
 var ErrGroupFilter = errors.New("event-id, event-name and payload filters do not apply to provider-group enablement")
 
 // Compile checks the sessions and compiles their union. No session at all
@@ -234,7 +240,8 @@ func (f *Filter) addProvider(cs *csession, p *ProviderSpec) error {
 	case !p.Group && len(p.Disallow) > 0:
 		return fmt.Errorf("provider %s: a disallow list belongs to a provider-group entry", label)
 	}
-	e := &entry{en: p.Enablement(), ids: newIDSet(p.EventIDs.IDs, p.EventIDs.Exclude), names: newNameSet(p.EventNames)}
+	e := &entry{en: p.Enablement(), ignoreKw0: p.IgnoreKeyword0, group: p.Group,
+		ids: newIDSet(p.EventIDs.IDs, p.EventIDs.Exclude), names: newNameSet(p.EventNames)}
 	e.scoped = e.ids != nil || e.names != nil
 	switch {
 	case p.Group:
@@ -292,7 +299,8 @@ func (f *Filter) compileScope(s *Session, start time.Time) (scope, bool, error) 
 	if sc.hasFrom && sc.hasTo && !sc.from.Before(sc.to) {
 		return sc, false, fmt.Errorf("time range is empty: from %v is not before to %v", sc.from.Format(time.RFC3339Nano), sc.to.Format(time.RFC3339Nano))
 	}
-	scoped := sc.ids != nil || sc.names != nil || sc.pids != nil || sc.opcodes != nil ||
+	sc.event = sc.ids != nil || sc.names != nil
+	scoped := sc.event || sc.pids != nil || sc.opcodes != nil ||
 		sc.channels != nil || sc.versions != nil || sc.tasks != nil || sc.hasFrom || sc.hasTo
 	return sc, scoped, nil
 }
@@ -346,7 +354,13 @@ func (s *csession) match(r *record.Record, level uint8, keyword uint64, lk *Look
 			return false
 		}
 	}
-	if !e.en.Passes(level, keyword) {
+	if !e.en.Passes(level, keyword) || keyword == 0 && e.ignoreKw0 {
+		return false
+	}
+	// The session's event-id and event-name filters pass a record its
+	// provider group enabled: the provider-traits page says event-name,
+	// event-id and payload filters do not apply to provider groups.
+	if s.scope.event && !e.group && !s.scope.passEvent(r, lk) {
 		return false
 	}
 	return !e.scoped || e.pass(r, lk)
@@ -409,11 +423,12 @@ func (e *entry) pass(r *record.Record, lk *Lookup) bool {
 		(e.names == nil || e.names.pass(lk.EventName(r)))
 }
 
+// pass applies the scope filters but the event-id and event-name ones,
+// which passEvent applies.
 func (sc *scope) pass(r *record.Record, lk *Lookup) bool {
 	d := &r.EventDescriptor
 	switch {
-	case sc.ids != nil && !sc.ids.pass(d.Id),
-		sc.opcodes != nil && !sc.opcodes.has(d.Opcode),
+	case sc.opcodes != nil && !sc.opcodes.has(d.Opcode),
 		sc.channels != nil && !sc.channels.has(d.Channel),
 		sc.versions != nil && !sc.versions.has(d.Version),
 		sc.tasks != nil && !sc.tasks.pass(d.Task):
@@ -433,7 +448,13 @@ func (sc *scope) pass(r *record.Record, lk *Lookup) bool {
 			return false
 		}
 	}
-	return sc.names == nil || sc.names.pass(lk.EventName(r))
+	return true
+}
+
+// passEvent applies the event-id and event-name filters.
+func (sc *scope) passEvent(r *record.Record, lk *Lookup) bool {
+	return (sc.ids == nil || sc.ids.pass(r.EventDescriptor.Id)) &&
+		(sc.names == nil || sc.names.pass(lk.EventName(r)))
 }
 
 // Provider identifies a provider for Enablement: its GUID, and the name and
@@ -445,9 +466,13 @@ type Provider struct {
 }
 
 // Enablement returns what p's EnableCallback receives from the filter's
-// sessions: the Aggregate of the enablement each session that enables p
-// gives it, and false when none does. Scope filters are applied by ETW
-// after the provider writes, so they play no part here.
+// sessions, and false when none enables p. Each session that enables p
+// sends its entry's level and keywords, with the settings its user left
+// out made explicit (see Session); the callback receives their Aggregate,
+// taken literally as the ENABLECALLBACK page gives it: the maximum of the
+// levels, the OR of MatchAnyKeyword and the AND of MatchAllKeyword. Scope
+// filters and IGNORE_KEYWORD_0 are applied by ETW after the provider
+// writes, so they play no part here.
 func (f *Filter) Enablement(p Provider) (Enablement, bool) {
 	var out Enablement
 	n := 0

@@ -19,21 +19,21 @@
 // keyword bit is a reserved one passes MatchAny only when MatchAny carries
 // that bit, and a reserved bit in MatchAll is required like any other.
 //
-// Two settings have a meaning of their own in a Session or ProviderSpec,
-// because a zero there means "not given":
+// That check is taken literally wherever a provider makes it (Enablement,
+// Aggregate, ProviderState): a Level of 0 lets only level-0 events through
+// and a MatchAny of 0 only keyword-0 events, as in the sample of the
+// ENABLECALLBACK page.
 //
-//   - Level 0 is TRACE_LEVEL_NONE, which EnableTraceEx2 takes as "every
-//     level"; it is treated as 255, so records of every level, 255 included,
-//     pass it.
-//   - MatchAny 0 means no keyword was given, and is treated as all-ones.
-//     Taken literally, the formula above would let only keyword-0 records
-//     through a session that asked for no keyword restriction at all;
-//     controllers given no keywords enable all of them instead (PerfView's
-//     default MatchAnyKeyword, for one, is all-ones). ProviderState, which
-//     models the provider's side, takes what its EnableCallback receives
-//     literally, MatchAny 0 included.
-//
-// MatchAll 0 needs no such rule: it requires nothing.
+// In a Session or ProviderSpec, the session layer, a zero Level or MatchAny
+// means the setting was not given, and a setting not given enables all: the
+// session sends level 255, so that records of every level, 255 included,
+// pass, and MatchAny all-ones (ProviderSpec.Enablement, Normalized). Taken
+// literally, a zero would let only level-0 or keyword-0 records through a
+// session that asked for no restriction at all; controllers given no
+// keywords enable all of them instead (PerfView's default MatchAnyKeyword,
+// for one, is all-ones). MatchAll 0 needs no such rule: it requires
+// nothing. etldump follows the same rule for --level, --any and the fields
+// of --provider.
 //
 // Records carry their level and keyword in different places. EVENT_HEADER
 // records are judged on their EVENT_DESCRIPTOR. Classic records
@@ -42,9 +42,10 @@
 // Kernel records (SYSTEM, COMPACT, PERFINFO) and WPP messages carry neither
 // and are judged with level 0 and keyword 0. Level 0 and keyword 0 pass
 // every enablement, so these records are received by any session that
-// enables their provider, unless it sets IgnoreKeyword0
-// (EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0), which drops every keyword-0
-// record.
+// enables their provider, unless IgnoreKeyword0
+// (EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0) is set on the session or on the
+// provider's entry, which drops every keyword-0 record of the providers it
+// covers.
 //
 // # Which settings apply to a record
 //
@@ -63,8 +64,10 @@
 // (EVENT_ENABLE_PROPERTY_PROVIDER_GROUP): a record belongs to group G when
 // its provider traits carry a group trait (type 1) holding G. Providers in
 // the entry's Disallow list are not enabled through the group, but are
-// still enabled by an entry of their own. Event-id and event-name filters
-// cannot be attached to a group entry, as with ETW.
+// still enabled by an entry of their own. The provider-traits page says
+// event-name, event-id and payload filters do not apply to provider groups:
+// they cannot be attached to a group entry, and a session's event-id and
+// event-name filters pass the records a group entry decides for.
 //
 // When several entries of one session name the same record, the most
 // specific one decides: an entry by GUID over one by name, and either over
@@ -76,8 +79,9 @@
 //
 // After the level and keyword check, a record must also pass the scope
 // filters of its provider entry (event ids, event names) and of its session
-// (event ids, event names, process ids, opcodes, tasks, channels, versions,
-// time range). Each is inactive when empty. A record that lacks the
+// (event ids and event names but for records enabled through a provider
+// group, process ids, opcodes, tasks, channels, versions, time range). Each
+// is inactive when empty. A record that lacks the
 // property an include list asks about (no process id on a PERFINFO record,
 // no event name on a manifest event) fails the include list and passes an
 // exclude list.
@@ -86,10 +90,13 @@
 //
 // Compiled together, sessions form a union: a record passes when any of
 // them would receive it. A provider enabled by several sessions sees one
-// combined enablement in its EnableCallback (Aggregate): the highest level,
-// the OR of MatchAny and the AND of MatchAll. That combined enablement
-// accepts at least every record any of the sessions accepts, which is why a
-// provider writes events some sessions then drop. ProviderState replays the
+// combined enablement in its EnableCallback (Aggregate, Filter.Enablement):
+// as the ENABLECALLBACK page gives it, the maximum of the levels the
+// sessions send, the OR of their MatchAnyKeyword and the AND of their
+// MatchAllKeyword. Since each session sends "all" for a setting not given,
+// that combined enablement accepts at least every record any of the
+// sessions accepts, which is why a provider writes events some sessions
+// then drop. ProviderState replays the
 // control codes a provider receives and answers the provider's own
 // EventEnabled check.
 package filter

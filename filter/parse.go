@@ -53,17 +53,28 @@ func parseUint(s string, bits int) (uint64, error) {
 	return strconv.ParseUint(s, 10, bits)
 }
 
-// ParseProviderSpec reads Provider[:Any[:Level[:All]]], the form logman,
-// xperf and PerfView users write. Provider is a GUID, with or without
-// braces, or a provider name. Any and All are keyword masks (ParseKeyword),
-// Level a level (ParseLevel); an empty or absent field keeps its default:
-// every keyword, every level, nothing required.
+// ParseProviderSpec reads Provider[:Any[:Level[:All[:Properties]]]], the
+// form logman, xperf and PerfView users write. Provider is a GUID, with or
+// without braces, or a provider name. Any and All are keyword masks
+// (ParseKeyword), Level a level (ParseLevel); an empty or absent field is
+// left zero, which a session takes as not given: every keyword, every
+// level, nothing required. Properties is a comma-separated list of enable
+// properties of the entry; the one known is ignore-keyword0
+// (EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0).
 func ParseProviderSpec(s string) (ProviderSpec, error) {
+	return ParseProviderSpecWith(s, Enablement{})
+}
+
+// ParseProviderSpecWith is ParseProviderSpec with defaults for the fields
+// left empty or absent: Any, Level and All take those of defaults. A field
+// given keeps its value, 0 included, so that "P::0" with a default level 3
+// is level 0 (every level), not level 3.
+func ParseProviderSpecWith(s string, defaults Enablement) (ProviderSpec, error) {
 	fields := strings.Split(s, ":")
-	if len(fields) > 4 {
-		return ProviderSpec{}, fmt.Errorf("provider %q: want Provider[:Any[:Level[:All]]], got %d fields", s, len(fields))
+	if len(fields) > 5 {
+		return ProviderSpec{}, fmt.Errorf("provider %q: want Provider[:Any[:Level[:All[:Properties]]]], got %d fields", s, len(fields))
 	}
-	var p ProviderSpec
+	p := ProviderSpec{Level: defaults.Level, MatchAny: defaults.MatchAny, MatchAll: defaults.MatchAll}
 	name := strings.TrimSpace(fields[0])
 	if name == "" {
 		return ProviderSpec{}, fmt.Errorf("provider %q: no provider name or GUID", s)
@@ -98,6 +109,17 @@ func ParseProviderSpec(s string) (ProviderSpec, error) {
 	if f, ok := field(3); ok {
 		if p.MatchAll, err = ParseKeyword(f); err != nil {
 			return ProviderSpec{}, fmt.Errorf("provider %q: all: %w", s, err)
+		}
+	}
+	if f, ok := field(4); ok {
+		for _, prop := range strings.Split(f, ",") {
+			switch strings.ToLower(strings.TrimSpace(prop)) {
+			case "ignore-keyword0":
+				p.IgnoreKeyword0 = true
+			case "":
+			default:
+				return ProviderSpec{}, fmt.Errorf("provider %q: property %q: the one known is ignore-keyword0", s, prop)
+			}
 		}
 	}
 	return p, nil

@@ -82,6 +82,52 @@ func TestParseProviderSpec(t *testing.T) {
 	}
 }
 
+func TestParseProviderSpecProperties(t *testing.T) {
+	for in, want := range map[string]bool{
+		"Contoso":                           false,
+		"Contoso:::":                        false,
+		"Contoso::::":                       false,
+		"Contoso::::ignore-keyword0":        true,
+		"Contoso:0x5:4:0x4:Ignore-Keyword0": true,
+		"Contoso::::ignore-keyword0,":       true,
+	} {
+		got, err := ParseProviderSpec(in)
+		if err != nil || got.IgnoreKeyword0 != want || got.Name != "Contoso" {
+			t.Errorf("ParseProviderSpec(%q) = %+v, %v; want IgnoreKeyword0 %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"Contoso::::stack", "Contoso::::ignore-keyword0,sid", "Contoso:1:2:3:ignore-keyword0:x"} {
+		if got, err := ParseProviderSpec(in); err == nil {
+			t.Errorf("ParseProviderSpec(%q) = %+v, want an error", in, got)
+		}
+	}
+}
+
+// TestParseProviderSpecDefaults: fields left out take the defaults, and a
+// field given keeps its value, 0 included.
+func TestParseProviderSpecDefaults(t *testing.T) {
+	def := Enablement{Level: 3, MatchAny: 0x5, MatchAll: 0x4}
+	cases := []struct {
+		in                 string
+		level              uint8
+		matchAny, matchAll uint64
+	}{
+		{"Contoso", 3, 0x5, 0x4},
+		{"Contoso:::", 3, 0x5, 0x4},
+		{"Contoso:0", 3, 0, 0x4},
+		{"Contoso::0", 0, 0x5, 0x4},
+		{"Contoso:::0", 3, 0x5, 0},
+		{"Contoso:0:0:0", 0, 0, 0},
+		{"Contoso:0x8:verbose", 5, 0x8, 0x4},
+	}
+	for _, c := range cases {
+		got, err := ParseProviderSpecWith(c.in, def)
+		if err != nil || got.Level != c.level || got.MatchAny != c.matchAny || got.MatchAll != c.matchAll {
+			t.Errorf("ParseProviderSpecWith(%q, %+v) = %+v, %v; want level %d any %#x all %#x", c.in, def, got, err, c.level, c.matchAny, c.matchAll)
+		}
+	}
+}
+
 func TestParseTimeBound(t *testing.T) {
 	rel := map[string]time.Duration{
 		"1.5s": 1500 * time.Millisecond, "250ms": 250 * time.Millisecond, "100us": 100 * time.Microsecond,

@@ -161,15 +161,18 @@ func TestPropertyAggregateCoversUnion(t *testing.T) {
 	}
 }
 
-// With one session, the provider's own check on the session's enablement
-// is the session's check, but for IGNORE_KEYWORD_0, which ETW applies after
+// With one session, the provider's own check on what the session sends is
+// the session's check, but for IGNORE_KEYWORD_0, which ETW applies after
 // the provider writes.
 func TestPropertyOneSessionProviderAgrees(t *testing.T) {
 	g := gen{rand.New(rand.NewPCG(5, 6))}
 	for range 20000 {
 		s := g.session()
 		s.IgnoreKeyword0 = false
-		en := Aggregate(Enablement{Level: s.Level, MatchAny: s.MatchAny, MatchAll: s.MatchAll})
+		en, ok := mustCompile(t, Options{}, s).Enablement(Provider{ID: provA})
+		if !ok {
+			t.Fatalf("session %+v enables no provider", s)
+		}
 		var ps ProviderState
 		ps.Control(ControlEnable, en.Level, en.MatchAny, en.MatchAll)
 		d := header.EventDescriptor{Level: g.level(), Keyword: g.keyword()}

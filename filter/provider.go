@@ -40,18 +40,16 @@ func (s *ProviderState) Control(code uint32, level uint8, matchAny, matchAll uin
 }
 
 // EventEnabled is the provider's check before writing an event, the logic
-// of the documented MyProviderEventEnabled sample. The keywords are used
-// exactly as received: a provider enabled with MatchAny 0 writes only
-// keyword-0 events, which is why controllers, and Aggregate, turn "no
-// keyword given" into all-ones before it gets here. Level 0 is
-// TRACE_LEVEL_NONE, every level.
+// of the ENABLECALLBACK page's sample (MyProviderEventEnabled), made with
+// the values as received: the event's level is at most Level, and its
+// keyword is 0 or has a bit of MatchAnyKeyword and every bit of
+// MatchAllKeyword. Nothing is added to it: a provider enabled with Level 0
+// writes only level-0 events, and with MatchAny 0 only keyword-0 events.
+// That is why a session sends "all" for a setting its user did not give
+// (see Session), and why Aggregate of such sessions enables all.
 func (s *ProviderState) EventEnabled(d header.EventDescriptor) bool {
 	if !s.Enabled {
 		return false
 	}
-	if s.Level != 0 && d.Level > s.Level {
-		return false
-	}
-	return d.Keyword == 0 ||
-		d.Keyword&s.MatchAny != 0 && d.Keyword&s.MatchAll == s.MatchAll
+	return Enablement{Level: s.Level, MatchAny: s.MatchAny, MatchAll: s.MatchAll}.Passes(d.Level, d.Keyword)
 }

@@ -71,25 +71,37 @@ func TestProviderStateControlCodes(t *testing.T) {
 	}
 }
 
+// TestProviderStateTakesArgumentsLiterally: the ENABLECALLBACK page's
+// sample checks the event's level against the Level received with no
+// exception for 0, and its keyword against the keywords received.
 func TestProviderStateTakesArgumentsLiterally(t *testing.T) {
 	var s ProviderState
 	s.Control(ControlEnable, 0, 0, 0)
-	// Level 0 is every level.
-	if !s.EventEnabled(desc(255, 0)) {
-		t.Error("enabled at level 0: level-255 event rejected")
+	// Level 0 as received lets only level-0 events through.
+	if s.EventEnabled(desc(1, 0)) || s.EventEnabled(desc(255, 0)) {
+		t.Error("enabled at level 0: an event above level 0 accepted")
+	}
+	if !s.EventEnabled(desc(0, 0)) {
+		t.Error("enabled at level 0: level-0 event rejected")
 	}
 	// MatchAny 0 as received lets only keyword-0 events through.
+	s.Control(ControlEnable, 4, 0, 0)
 	if s.EventEnabled(desc(4, 0x1)) {
 		t.Error("enabled with MatchAny 0: keyworded event accepted")
 	}
 	if !s.EventEnabled(desc(4, 0)) {
 		t.Error("enabled with MatchAny 0: keyword-0 event rejected")
 	}
-	// What Aggregate gives for a session that set neither is all of them.
-	e := Aggregate(Enablement{})
+	// A session that set neither sends all of them, so its provider
+	// writes everything.
+	f := mustCompile(t, Options{}, Session{})
+	e, ok := f.Enablement(Provider{ID: provA})
+	if want := (Enablement{Level: 255, MatchAny: AllKeywords}); !ok || e != want {
+		t.Fatalf("zero session sends %+v, %v; want %+v", e, ok, want)
+	}
 	s.Control(ControlEnable, e.Level, e.MatchAny, e.MatchAll)
 	if !s.EventEnabled(desc(255, AllKeywords)) {
-		t.Error("enabled with the aggregate of a zero session: event rejected")
+		t.Error("enabled with what a zero session sends: event rejected")
 	}
 }
 
@@ -104,11 +116,15 @@ func TestAggregate(t *testing.T) {
 		{"max level, OR any, AND all",
 			[]Enablement{{Level: 2, MatchAny: 0x1, MatchAll: 0x7}, {Level: 4, MatchAny: 0x6, MatchAll: 0x3}},
 			Enablement{Level: 4, MatchAny: 0x7, MatchAll: 0x3}},
-		// A session without level or keywords enables everything, and wins.
-		{"level 0 is the highest", []Enablement{{Level: 0, MatchAny: 0x1}, {Level: 5, MatchAny: 0x2}},
-			Enablement{Level: 255, MatchAny: 0x3}},
-		{"any 0 is every keyword", []Enablement{{Level: 3}, {Level: 3, MatchAny: 0x2}},
-			Enablement{Level: 3, MatchAny: AllKeywords}},
+		// The callback gets the literal maximum, OR and AND: a 0 is a value
+		// like any other, the lowest level and no keyword.
+		{"level 0 is the lowest", []Enablement{{Level: 0, MatchAny: 0x1}, {Level: 5, MatchAny: 0x2}},
+			Enablement{Level: 5, MatchAny: 0x3}},
+		{"any 0 adds no keyword", []Enablement{{Level: 3}, {Level: 3, MatchAny: 0x2}},
+			Enablement{Level: 3, MatchAny: 0x2}},
+		{"all zeros stay zeros", []Enablement{{}, {}}, Enablement{}},
+		{"sessions that gave nothing send all", []Enablement{Enablement{}.Normalized(), {Level: 2, MatchAny: 0x2, MatchAll: 0x2}},
+			Enablement{Level: 255, MatchAny: AllKeywords, MatchAll: 0}},
 		{"all AND to nothing", []Enablement{{Level: 1, MatchAny: 1 << 63, MatchAll: 1 << 63}, {Level: 1, MatchAny: 1, MatchAll: 1}},
 			Enablement{Level: 1, MatchAny: 1<<63 | 1, MatchAll: 0}},
 	}

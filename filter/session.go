@@ -21,16 +21,25 @@ const AllKeywords = ^uint64(0)
 
 // Session is what one trace session asks of ETW. The zero Session receives
 // every record.
+//
+// A zero Level or MatchAny in a Session or a ProviderSpec means the setting
+// was not given, and a setting not given enables all: the session sends
+// level 255 and MatchAny all-ones for it (Enablement.Normalized). This is a
+// rule of this session layer, as of the command line built on it; what a
+// provider receives and checks (Enablement, Aggregate, ProviderState) is
+// taken literally.
 type Session struct {
 	// Level, MatchAny and MatchAll enable every provider when Providers is
 	// empty, and must be zero otherwise. Level 0 means every level and
-	// MatchAny 0 every keyword (see the package documentation).
+	// MatchAny 0 every keyword, as above.
 	Level    uint8
 	MatchAny uint64
 	MatchAll uint64
 
-	// IgnoreKeyword0 is EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0: records with
-	// keyword 0, kernel and classic records among them, are not received.
+	// IgnoreKeyword0 is EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0 set on every
+	// provider the session enables: records with keyword 0, kernel and
+	// classic records among them, are not received. ProviderSpec has the
+	// same property for one entry.
 	IgnoreKeyword0 bool
 
 	// Providers lists the providers and provider groups the session enables.
@@ -60,10 +69,16 @@ type ProviderSpec struct {
 	ID   uuid.UUID
 	Name string
 
-	// Level 0 means every level and MatchAny 0 every keyword.
+	// Level 0 means every level and MatchAny 0 every keyword (see Session).
 	Level    uint8
 	MatchAny uint64
 	MatchAll uint64
+
+	// IgnoreKeyword0 is EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0, an enable
+	// property of this entry: "filters out all events that do not have a
+	// non-zero keyword specified". Session.IgnoreKeyword0 sets it on every
+	// entry.
+	IgnoreKeyword0 bool
 
 	// Group makes the entry a provider-group enablement
 	// (EVENT_ENABLE_PROPERTY_PROVIDER_GROUP). Disallow lists providers not
@@ -77,7 +92,8 @@ type ProviderSpec struct {
 	EventNames NameFilter
 }
 
-// Enablement returns the entry's level and keywords as ETW applies them.
+// Enablement returns what the session sends for the entry: its level and
+// keywords with a setting not given made explicit (see Session).
 func (p ProviderSpec) Enablement() Enablement {
 	return Enablement{Level: p.Level, MatchAny: p.MatchAny, MatchAll: p.MatchAll}.Normalized()
 }
@@ -116,16 +132,19 @@ func (b TimeBound) resolve(start time.Time) time.Time {
 	return b.At
 }
 
-// Enablement is the level and keywords of one enable: what a session asks
-// for a provider, and what the provider's EnableCallback receives.
+// Enablement is the level and keywords of one enable: what a session sends
+// for a provider, and what the provider's EnableCallback receives. Its
+// values are taken as they are: Level 0 lets only level-0 events through,
+// MatchAny 0 only keyword-0 events.
 type Enablement struct {
 	Level    uint8
 	MatchAny uint64
 	MatchAll uint64
 }
 
-// Normalized gives the "not given" zeros their meaning: Level 0 becomes
-// 255 and MatchAny 0 becomes AllKeywords.
+// Normalized is the session layer's rule for settings not given (see
+// Session): Level 0 becomes 255 and MatchAny 0 becomes AllKeywords, so that
+// the values sent enable all of them.
 func (e Enablement) Normalized() Enablement {
 	if e.Level == 0 {
 		e.Level = 255
@@ -136,27 +155,31 @@ func (e Enablement) Normalized() Enablement {
 	return e
 }
 
-// Passes applies the documented check to a record's level and keyword. The
-// receiver must be normalized; Passes does not normalize it, so that the
-// check costs what the formula costs.
+// Passes is the check a provider makes before writing an event, as the
+// sample of the ENABLECALLBACK page makes it with the values its callback
+// received: the event's level is at most Level, and its keyword is 0 or
+// has a bit of MatchAnyKeyword and every bit of MatchAllKeyword. It takes
+// e literally; a session's settings not given are made explicit before
+// they get here (ProviderSpec.Enablement, Normalized).
 func (e Enablement) Passes(level uint8, keyword uint64) bool {
 	return level <= e.Level &&
 		(keyword == 0 || keyword&e.MatchAny != 0 && keyword&e.MatchAll == e.MatchAll)
 }
 
-// Aggregate combines the enablements of several sessions for one provider
-// the way its EnableCallback receives them: the highest level, the OR of
-// MatchAny and the AND of MatchAll. Each input is normalized first, since a
-// session that gives no level or keyword enables them all, and a raw 0
-// would otherwise lose against a narrower session. Aggregate of nothing is
-// the zero Enablement.
+// Aggregate combines what several sessions send for one provider into what
+// its callback receives. It follows the ENABLECALLBACK page: when several
+// sessions enable a provider, the callback's Level is the maximum of their
+// levels, its MatchAnyKeyword the OR of theirs and its MatchAllKeyword the
+// AND of theirs. The values are combined as they are, a Level or MatchAny
+// of 0 included; turning a setting not given into "all" is the session
+// layer's business, done before (see Session). Aggregate of nothing is the
+// zero Enablement.
 func Aggregate(es ...Enablement) Enablement {
 	if len(es) == 0 {
 		return Enablement{}
 	}
-	out := es[0].Normalized()
+	out := es[0]
 	for _, e := range es[1:] {
-		e = e.Normalized()
 		out.Level = max(out.Level, e.Level)
 		out.MatchAny |= e.MatchAny
 		out.MatchAll &= e.MatchAll
