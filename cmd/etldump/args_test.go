@@ -72,6 +72,48 @@ func TestGroupWithDisallow(t *testing.T) {
 	assert.Equal(t, []uuid.UUID{uuid.MustParse(d)}, p.Disallow)
 }
 
+// TestDisallowBelongsToItsGroup: a --disallow applies to the --group it
+// follows, not to every group.
+func TestDisallowBelongsToItsGroup(t *testing.T) {
+	g1, g2 := "11111111-2222-3333-4444-555555555555", "22222222-2222-3333-4444-555555555555"
+	d1, d2, d3 := "66666666-7777-8888-9999-aaaaaaaaaaaa", "77777777-7777-8888-9999-aaaaaaaaaaaa", "88888888-7777-8888-9999-aaaaaaaaaaaa"
+	o, _, err := parseOptions([]string{"--group", g1, "--disallow", d1, "--disallow", d2, "--provider", "Contoso",
+		"--group", g2, "--disallow", d3, "x"})
+	require.NoError(t, err)
+	require.Len(t, o.session.Providers, 3)
+	assert.Equal(t, uuid.MustParse(g1), o.session.Providers[0].ID)
+	assert.Equal(t, []uuid.UUID{uuid.MustParse(d1), uuid.MustParse(d2)}, o.session.Providers[0].Disallow)
+	assert.Nil(t, o.session.Providers[1].Disallow)
+	assert.Equal(t, uuid.MustParse(g2), o.session.Providers[2].ID)
+	assert.Equal(t, []uuid.UUID{uuid.MustParse(d3)}, o.session.Providers[2].Disallow)
+}
+
+// TestProviderFieldZeroIsGiven: a field given as 0 in --provider is kept,
+// not replaced by --level/--any/--all as an empty field is; and the flags
+// may come after the --provider they are defaults for.
+func TestProviderFieldZeroIsGiven(t *testing.T) {
+	o, _, err := parseOptions([]string{"--provider", "A::0", "--provider", "B:0", "--provider", "C:::0", "--provider", "D",
+		"--level", "2", "--any", "0x10", "--all", "0x10", "x"})
+	require.NoError(t, err)
+	assert.Equal(t, []filter.ProviderSpec{
+		{Name: "A", Level: 0, MatchAny: 0x10, MatchAll: 0x10},
+		{Name: "B", Level: 2, MatchAny: 0, MatchAll: 0x10},
+		{Name: "C", Level: 2, MatchAny: 0x10, MatchAll: 0},
+		{Name: "D", Level: 2, MatchAny: 0x10, MatchAll: 0x10},
+	}, o.session.Providers)
+}
+
+func TestProviderIgnoreKeyword0Flag(t *testing.T) {
+	o, _, err := parseOptions([]string{"--provider", "A::::ignore-keyword0", "--provider", "B",
+		"--group", "11111111-2222-3333-4444-555555555555::::ignore-keyword0", "x"})
+	require.NoError(t, err)
+	require.Len(t, o.session.Providers, 3)
+	assert.True(t, o.session.Providers[0].IgnoreKeyword0)
+	assert.False(t, o.session.Providers[1].IgnoreKeyword0)
+	assert.True(t, o.session.Providers[2].IgnoreKeyword0)
+	assert.False(t, o.session.IgnoreKeyword0)
+}
+
 func TestScopeFlags(t *testing.T) {
 	o, _, err := parseOptions([]string{"--id", "1,2", "--id=0x10", "--pid", "4", "--opcode", "1,2",
 		"--event-name", "Start", "--from", "1.5s", "--to", "2024-05-01T12:00:00Z", "x"})
@@ -103,7 +145,9 @@ func TestBadFlagsNameTheFlagAndTheForms(t *testing.T) {
 		{[]string{"--order", "sorted", "--window", "-3"}, "--window: \"-3\": a record count must be positive"},
 		{[]string{"--progress", "sometimes"}, "--progress: \"sometimes\": want auto, always or never"},
 		{[]string{"--group", "Name"}, "--group: \"Name\": a provider group is named by its GUID"},
-		{[]string{"--disallow", "66666666-7777-8888-9999-aaaaaaaaaaaa"}, "--disallow applies to --group"},
+		{[]string{"--disallow", "66666666-7777-8888-9999-aaaaaaaaaaaa"}, "--disallow follows the --group it applies to"},
+		{[]string{"--disallow", "66666666-7777-8888-9999-aaaaaaaaaaaa", "--group", "11111111-2222-3333-4444-555555555555"}, "--disallow follows the --group it applies to"},
+		{[]string{"--provider", "Contoso::::stack"}, "--provider: provider \"Contoso::::stack\": property \"stack\""},
 		{[]string{"--id", "1", "--exclude-id", "2"}, "--id and --exclude-id cannot be combined"},
 		{[]string{"--stats", "--count"}, "--stats and --count cannot be combined"},
 		{[]string{"--header", "--format", "csv"}, "--format csv: --header prints text or json"},

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -118,5 +119,57 @@ func TestShortReservedTraitKeepsProvider(t *testing.T) {
 		out, errs, code := runCmd(t, append([]string{"--count", path}, args...)...)
 		require.Equal(t, 0, code, errs)
 		assert.Equal(t, "1\n", out, "%v", args)
+	}
+}
+
+// TestProviderEntriesEndToEnd runs the provider-entry flags over a trace of
+// two groups: per-group --disallow, a given 0 in --provider, a provider's
+// own ignore-keyword0, and --id not applying to records a group enabled.
+func TestProviderEntriesEndToEnd(t *testing.T) {
+	groupA := uuid.MustParse("5a5a5a5a-0000-4000-8000-00000000000a")
+	groupB := uuid.MustParse("5b5b5b5b-0000-4000-8000-00000000000b")
+	alpha := uuid.MustParse("a1a1a1a1-1111-4111-8111-111111111111") // group A
+	beta := uuid.MustParse("b2b2b2b2-2222-4222-8222-222222222222")  // group B
+	plain := uuid.MustParse("c3c3c3c3-3333-4333-8333-333333333333") // no group
+	traits := map[uuid.UUID][]byte{
+		alpha: etltest.ProviderTraits("Contoso.Alpha", etltest.GroupTrait(groupA)),
+		beta:  etltest.ProviderTraits("Contoso.Beta", etltest.GroupTrait(groupB)),
+		plain: etltest.ProviderTraits("Contoso.Plain"),
+	}
+	ts := etltest.DefaultSession().HeaderTimeStamp
+	var recs []etltest.Record
+	// Each provider writes ids 1 (level 5, keyword 0) and 2 (level 1, keyword 0x1).
+	for _, p := range []uuid.UUID{alpha, beta, plain} {
+		for _, d := range []header.EventDescriptor{{Id: 1, Level: 5}, {Id: 2, Level: 1, Keyword: 0x1}} {
+			ts++
+			recs = append(recs, &etltest.Event{ProviderId: p, Descriptor: d, TimeStamp: ts,
+				Ext: []etltest.ExtItem{etltest.ExtProviderTraits(traits[p])}})
+		}
+	}
+	path := writeTrace(t, etltest.DefaultSession(), recs...)
+	a, b := groupA.String(), groupB.String()
+	cases := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"both groups", []string{"--group", a, "--group", b}, 4},
+		// The disallow after A takes alpha out of A only.
+		{"disallow follows its group", []string{"--group", a, "--disallow", alpha.String(), "--group", b}, 2},
+		{"disallow after B leaves A whole", []string{"--group", a, "--group", b, "--disallow", alpha.String()}, 4},
+		// --level 1 is the default of the entry; its given 0 keeps every level.
+		{"given level 0 keeps all", []string{"--level", "1", "--provider", "Contoso.Plain::0"}, 2},
+		{"empty level takes --level", []string{"--level", "1", "--provider", "Contoso.Plain"}, 1},
+		{"ignore-keyword0 on one provider", []string{"--provider", "Contoso.Plain::::ignore-keyword0", "--group", a}, 3},
+		{"--id filters a provider enabled by name", []string{"--provider", "Contoso.Plain", "--id", "2"}, 1},
+		{"--id does not filter a group", []string{"--provider", "Contoso.Plain", "--group", a, "--id", "2"}, 3},
+		{"--event-name does not filter a group", []string{"--group", a, "--event-name", "Nothing"}, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errs, code := runCmd(t, append([]string{"--count", path}, c.args...)...)
+			require.Equal(t, 0, code, errs)
+			assert.Equal(t, strconv.Itoa(c.want)+"\n", out)
+		})
 	}
 }

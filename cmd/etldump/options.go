@@ -32,7 +32,15 @@ type options struct {
 	level    uint8
 	matchAny uint64
 	matchAll uint64
-	groups   []filter.ProviderSpec
+	// entries are --provider and --group in command-line order, read again
+	// once every flag is known, since the defaults may come after them.
+	entries []entryFlag
+}
+
+// entryFlag is one --provider or --group with the --disallow that follow it.
+type entryFlag struct {
+	spec     string
+	group    bool
 	disallow []uuid.UUID
 }
 
@@ -55,13 +63,13 @@ func parseOptions(args []string) (*options, *parser, error) {
 		}
 	}
 	defs := []*flagDef{
-		{name: "level", arg: "N|NAME", help: "keep records up to this level: 1-255 or critical, error, warning, information, verbose",
+		{name: "level", arg: "N|NAME", help: "keep records up to this level: 0-255 (0, as when left out, keeps every level) or critical, error, warning, information, verbose",
 			set: func(v string) error {
 				l, err := filter.ParseLevel(v)
 				o.level, o.filtered = l, true
 				return err
 			}},
-		{name: "any", arg: "MASK", help: "keep records with any of these keyword bits (0x hex or decimal)",
+		{name: "any", arg: "MASK", help: "keep records with any of these keyword bits (0x hex or decimal; 0, as when left out, keeps every keyword)",
 			set: func(v string) error {
 				k, err := filter.ParseKeyword(v)
 				o.matchAny, o.filtered = k, true
@@ -73,19 +81,18 @@ func parseOptions(args []string) (*options, *parser, error) {
 				o.matchAll, o.filtered = k, true
 				return err
 			}},
-		{name: "ignore-keyword0", help: "drop records with keyword 0 (kernel, classic and WPP records among them)",
+		{name: "ignore-keyword0", help: "drop records with keyword 0 (kernel, classic and WPP records among them); for one provider, see --provider",
 			set: func(string) error { o.session.IgnoreKeyword0, o.filtered = true, true; return nil }},
-		{name: "provider", arg: "NAME|GUID[:ANY[:LEVEL[:ALL]]]", help: "keep this provider only (repeatable); level and keywords as given, else from --level/--any/--all",
+		{name: "provider", arg: "NAME|GUID[:ANY[:LEVEL[:ALL[:ignore-keyword0]]]]", help: "keep this provider only (repeatable); a field left empty takes --any/--level/--all, a field given (0 too) is kept; ignore-keyword0 drops its keyword-0 records",
 			set: func(v string) error {
-				p, err := filter.ParseProviderSpec(v)
-				if err != nil {
+				if _, err := filter.ParseProviderSpec(v); err != nil {
 					return err
 				}
-				o.session.Providers = append(o.session.Providers, p)
+				o.entries = append(o.entries, entryFlag{spec: v})
 				o.filtered = true
 				return nil
 			}},
-		{name: "group", arg: "GUID[:ANY[:LEVEL[:ALL]]]", help: "keep the providers of this provider group (repeatable)",
+		{name: "group", arg: "GUID[:ANY[:LEVEL[:ALL[:ignore-keyword0]]]]", help: "keep the providers of this provider group (repeatable); fields as for --provider",
 			set: func(v string) error {
 				p, err := filter.ParseProviderSpec(v)
 				if err != nil {
@@ -94,18 +101,21 @@ func parseOptions(args []string) (*options, *parser, error) {
 				if p.ID == uuid.Nil {
 					return fmt.Errorf("%q: a provider group is named by its GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", v)
 				}
-				p.Group = true
-				o.groups = append(o.groups, p)
+				o.entries = append(o.entries, entryFlag{spec: v, group: true})
 				o.filtered = true
 				return nil
 			}},
-		{name: "disallow", arg: "GUID", help: "with --group: a provider not to take through the group (repeatable)",
+		{name: "disallow", arg: "GUID", help: "after --group: a provider not to take through that group (repeatable)",
 			set: func(v string) error {
+				g := o.lastGroup()
+				if g == nil {
+					return usagef("--disallow follows the --group it applies to: --group GUID --disallow GUID")
+				}
 				id, err := uuid.Parse(strings.TrimSpace(v))
 				if err != nil {
 					return fmt.Errorf("%q: want a provider GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", v)
 				}
-				o.disallow = append(o.disallow, id)
+				g.disallow = append(g.disallow, id)
 				return nil
 			}},
 		{name: "id", arg: "N[,N...]", help: "keep these event ids (repeatable)",
@@ -199,36 +209,33 @@ func (o *options) check() error {
 			o.format = "jsonl"
 		}
 	}
-	if len(o.disallow) > 0 && len(o.groups) == 0 {
-		return usagef("--disallow applies to --group: name the provider group with --group GUID")
-	}
-	if len(o.session.Providers) > 0 || len(o.groups) > 0 {
-		// Entries take the level and keyword flags as defaults: zero in a
-		// spec means the field was left empty.
-		for i := range o.session.Providers {
-			o.applyDefaults(&o.session.Providers[i])
-		}
-		for _, g := range o.groups {
-			o.applyDefaults(&g)
-			g.Disallow = o.disallow
-			o.session.Providers = append(o.session.Providers, g)
-		}
-	} else {
+	if len(o.entries) == 0 {
 		o.session.Level, o.session.MatchAny, o.session.MatchAll = o.level, o.matchAny, o.matchAll
+		return nil
+	}
+	// Entries take the level and keyword flags for the fields they leave
+	// empty, and keep those they give, 0 included: 0 is then, as for the
+	// flags, a setting that keeps all.
+	def := filter.Enablement{Level: o.level, MatchAny: o.matchAny, MatchAll: o.matchAll}
+	for _, e := range o.entries {
+		p, err := filter.ParseProviderSpecWith(e.spec, def)
+		if err != nil {
+			return err
+		}
+		p.Group, p.Disallow = e.group, e.disallow
+		o.session.Providers = append(o.session.Providers, p)
 	}
 	return nil
 }
 
-func (o *options) applyDefaults(p *filter.ProviderSpec) {
-	if p.Level == 0 {
-		p.Level = o.level
+// lastGroup is the last --group given so far, which a --disallow belongs to.
+func (o *options) lastGroup() *entryFlag {
+	for i := len(o.entries) - 1; i >= 0; i-- {
+		if o.entries[i].group {
+			return &o.entries[i]
+		}
 	}
-	if p.MatchAny == 0 {
-		p.MatchAny = o.matchAny
-	}
-	if p.MatchAll == 0 {
-		p.MatchAll = o.matchAll
-	}
+	return nil
 }
 
 func (o *options) addIDs(v string, exclude bool) error {
