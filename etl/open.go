@@ -102,7 +102,8 @@ func Open(path string) (*File, error) {
 		ra, size, err = f.unwrap(fh, st.Size())
 		if err != nil {
 			f.Close()
-			return nil, &FormatError{Offset: 0, Buffer: -1, Reason: fmt.Sprintf("unwrapping %s", f.Wrapper), Err: err}
+			// The place in the compressed stream is not known: no offset.
+			return nil, fmt.Errorf("unwrapping %s: %w", f.Wrapper, err)
 		}
 	}
 	r, err := NewReader(ra, size)

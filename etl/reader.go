@@ -124,7 +124,8 @@ func NewReader(ra io.ReaderAt, size int64) (*Reader, error) {
 	var magic [4]byte
 	if size >= 4 {
 		if _, err := ra.ReadAt(magic[:], 0); err != nil && !errors.Is(err, io.EOF) {
-			return nil, &FormatError{Offset: 0, Buffer: -1, Reason: "reading the file", Err: err}
+			// Not a place in the file: the file could not be read at all.
+			return nil, fmt.Errorf("reading the file: %w", err)
 		}
 		if bytes.Equal(magic[:], []byte(buffer.RTBackupMagic)) {
 			if err := r.readRTBackup(); err != nil {
@@ -181,9 +182,15 @@ func (r *Reader) readHeader() error {
 	var b buffer.Buffer
 	if err := w.Next(&b); err != nil {
 		if err == io.EOF {
-			return notETL(0, "empty file")
+			return fmt.Errorf("empty file: %w", ErrNotETL)
 		}
-		return notETL(0, "first buffer unreadable: %v", err)
+		// A first buffer that cannot be read says the input is not a
+		// trace: the walker's place and reason, with that one cause.
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			return &FormatError{Offset: fe.Offset, Buffer: fe.Buffer, Reason: fe.Reason, Err: ErrNotETL}
+		}
+		return err
 	}
 	if b.BufferSize < buffer.HeaderSize+header.SystemHeaderSize || int64(b.BufferSize) > r.size && !b.Truncated {
 		return notETL(0, "first buffer size 0x%x is not plausible", b.BufferSize)

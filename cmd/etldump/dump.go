@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -238,7 +239,11 @@ func damageSummary(name string, st *etl.Stats) string {
 	first := ""
 	if len(st.Errors) > 0 {
 		off = st.Errors[0].Offset
-		first = errorReason(st.Errors[0])
+		// The notice of a last buffer cut by the end of the file says
+		// what "the file ends inside its last buffer" already says.
+		if fe := st.Errors[0]; !(st.Truncated && fe.Buffer == st.Buffers-1 && errors.Is(fe, etl.ErrTruncated)) {
+			first = errorReason(fe)
+		}
 	}
 	msg := fmt.Sprintf("etldump: %s: offset 0x%x: damaged: %s; %d records read", name, off, strings.Join(parts, ", "), st.Records)
 	if first != "" {

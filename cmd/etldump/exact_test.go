@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/samples"
@@ -172,4 +174,61 @@ func TestProviderEntriesEndToEnd(t *testing.T) {
 			assert.Equal(t, strconv.Itoa(c.want)+"\n", out)
 		})
 	}
+}
+
+// TestUnreadableFileMessages: a file that cannot be read is one line with
+// one cause, said once, and an offset only where the cause is a place in
+// the file.
+func TestUnreadableFileMessages(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		return p
+	}
+	short := write("x.etl", []byte("abcdef"))
+	empty := write("empty.etl", nil)
+	gz := write("bad.etl.gz", []byte("\x1f\x8b\x08\x00garbage"))
+	missing := filepath.Join(dir, "nosuch.etl")
+	cases := []struct{ path, want string }{
+		{missing, "no such file or directory"},
+		{dir, "reading the file: is a directory"},
+		{empty, "empty file: not an ETL file"},
+		{short, "offset 0x0: buffer 0: 6 bytes left, too few for a buffer header: not an ETL file"},
+		{gz, "unwrapping gzip: unexpected EOF"},
+	}
+	for _, c := range cases {
+		out, errs, code := runCmd(t, "--count", c.path)
+		assert.Equal(t, 2, code, c.path)
+		assert.Empty(t, out)
+		assert.Equal(t, "etldump: "+c.path+": "+c.want+"\n", errs)
+	}
+	// The library still says what kind of input it was.
+	for _, p := range []string{empty, short} {
+		_, err := etl.Open(p)
+		assert.ErrorIs(t, err, etl.ErrNotETL, p)
+	}
+	var fe *etl.FormatError
+	_, err := etl.Open(short)
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, etl.FormatError{Offset: 0, Buffer: 0, Reason: "6 bytes left, too few for a buffer header", Err: etl.ErrNotETL}, *fe)
+}
+
+// TestCutFileSaysItOnce: a trace cut inside its last buffer is reported
+// once as such, not again as the first error.
+func TestCutFileSaysItOnce(t *testing.T) {
+	s := etltest.DefaultSession()
+	s.BufferSize = 0x1000
+	var recs []etltest.Record
+	for i := range 40 {
+		recs = append(recs, &etltest.Event{ProviderId: classicClass, TimeStamp: s.HeaderTimeStamp + int64(i) + 1, UserData: make([]byte, 100)})
+	}
+	path := writeTrace(t, s, recs...)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Greater(t, len(data), 0x2000+0x300)
+	require.NoError(t, os.WriteFile(path, data[:0x2000+0x300], 0o644))
+	_, errs, code := runCmd(t, "--count", path)
+	assert.Equal(t, 1, code)
+	assert.Regexp(t, `^etldump: `+regexp.QuoteMeta(path)+`: offset 0x2000: damaged: 1 buffer cut short, the file ends inside its last buffer; \d+ records read\n$`, errs)
 }

@@ -12,9 +12,8 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
-
-	"github.com/etlkit/etlkit/etl"
 )
 
 // Exit statuses.
@@ -81,20 +80,22 @@ func isClosedPipe(err error) bool {
 }
 
 // pathReason strips the path an *fs.PathError repeats, since every message
-// already starts with the file name.
+// already starts with the file name; the context around it stays.
 func pathReason(err error) error {
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	if !errors.As(err, &pe) {
+		return err
+	}
+	if err == error(pe) {
 		return pe.Err
 	}
-	return err
+	return errors.New(strings.Replace(err.Error(), pe.Error(), pe.Err.Error(), 1))
 }
 
-// fileMessage is the one-line report of a file that cannot be read.
+// fileMessage is the one-line report of a file that cannot be read: the
+// file name and the cause, once. A *FormatError names the place in the
+// file; an error that is not about a place in it (the file is missing, a
+// wrapper does not decompress) has no offset.
 func fileMessage(name string, err error) string {
-	var fe *etl.FormatError
-	if errors.As(err, &fe) {
-		return fmt.Sprintf("etldump: %s: %v", name, fe)
-	}
-	return fmt.Sprintf("etldump: %s: offset 0x0: %v", name, pathReason(err))
+	return fmt.Sprintf("etldump: %s: %v", name, pathReason(err))
 }

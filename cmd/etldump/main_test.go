@@ -63,7 +63,7 @@ func TestUnreadableFileIsOneLineAndExit2(t *testing.T) {
 func TestMissingFile(t *testing.T) {
 	_, errs, code := runCmd(t, "no-such-file.etl")
 	assert.Equal(t, 2, code)
-	assert.Equal(t, "etldump: no-such-file.etl: offset 0x0: no such file or directory\n", errs)
+	assert.Equal(t, "etldump: no-such-file.etl: no such file or directory\n", errs)
 }
 
 func TestOutputFile(t *testing.T) {
