@@ -9,7 +9,7 @@ import (
 // what they accept must compile and read back the same.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"", "0x5", "010", "info", "Verbose", "255", "Contoso:0x5:warning:0x4",
-		"{22FB2CD6-0E7B-422B-A0C7-2FAD1FD0E716}::5", "1.5s", "100µs", "+2m", "2024-05-01T12:00:00Z", ":::", "a:b:c:d:e"} {
+		"{22FB2CD6-0E7B-422B-A0C7-2FAD1FD0E716}::5", "1.5s", "100µs", "+2m", "2024-05-01T12:00:00Z", ":::", "a:b:c:d:e", "a::::ignore-keyword0", "a:0:0:0:Ignore-Keyword0,"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
