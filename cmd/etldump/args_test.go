@@ -170,4 +170,7 @@ func TestHelp(t *testing.T) {
 		"--format", "-o, --output", "--header", "--stats", "--count", "--activities", "--progress", "-h, --help"} {
 		assert.Contains(t, out, flag)
 	}
+	// --level accepts 0, which keeps every level, and the help says so.
+	assert.Contains(t, out, "keep records up to this level: 0-255 (0, as when left out, keeps every level)")
+	assert.Contains(t, out, "NAME|GUID[:ANY[:LEVEL[:ALL[:ignore-keyword0]]]]")
 }
