@@ -157,7 +157,7 @@ func (z *Describer) lookup(r *record.Record, d *Description) (*schema.Event, boo
 // kernel record, its group's), opcode and version.
 func classicKey(r *record.Record, d *Description) schema.Key {
 	return schema.Key{Provider: r.ProviderId, ID: uint16(r.EventDescriptor.Opcode),
-		Version: uint16(r.EventDescriptor.Version), Classic: true}
+		Version: r.ClassVersion, Classic: true}
 }
 
 // lookupSets searches the user's manifests, then the built-in sets.

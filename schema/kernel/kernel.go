@@ -145,14 +145,14 @@ func Group(r *record.Record) (uint8, bool) {
 // opcode. ok is false for other records.
 func LookupRecord(r *record.Record) (e *schema.Event, exact bool, ok bool) {
 	if g, isKernel := Group(r); isKernel {
-		op, v := r.EventDescriptor.Opcode, uint16(r.EventDescriptor.Version)
+		op, v := r.EventDescriptor.Opcode, r.ClassVersion
 		if pick := payloadVersions[[2]uint8{g, op}]; pick != nil {
 			v = pick(r.UserData, v)
 		}
 		return Lookup(g, op, v)
 	}
 	if r.HeaderType.IsClassic() {
-		return lookupTraceControl(r.ProviderId, r.EventDescriptor.Opcode, uint16(r.EventDescriptor.Version))
+		return lookupTraceControl(r.ProviderId, r.EventDescriptor.Opcode, r.ClassVersion)
 	}
 	return nil, false, false
 }
