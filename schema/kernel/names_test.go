@@ -59,9 +59,9 @@ func TestKernelEventNames(t *testing.T) {
 	}
 	// Opcodes without a name, and the fallback text.
 	unnamed := []kernelEvent{
-		{0x0B, 37, "SystemConfig/Opcode(37)"},
+		{0x0B, 38, "SystemConfig/Opcode(38)"},
 		{0x03, 200, "Process/Opcode(200)"},
-		{0x1A, 33, "Alpc/Opcode(33)"},
+		{0x1A, 38, "ALPC/Opcode(38)"},
 		{0x2F, 1, "Group(0x2F)/Opcode(1)"},
 		{0xFF, 255, "Group(0xFF)/Opcode(255)"},
 	}
