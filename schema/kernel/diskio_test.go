@@ -1,6 +1,14 @@
 package kernel_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/etlkit/etlkit/payload"
+	"github.com/etlkit/etlkit/schema/kernel"
+)
 
 // TestDiskIoFields decodes a payload of every DiskIo class at both pointer
 // sizes. The values of the v3 Read are those of a read in the merged .NET
@@ -96,4 +104,21 @@ func TestDiskIoFields(t *testing.T) {
 		{hook: 0x0135, version: 2, ps: 8, data: newPB(8).ptr(irp).u32(9).b, event: "DiskIO/DrvComplReqRet",
 			want: "Irp=0xFFFFFA8302A1DC60 UniqMatchId=9"},
 	})
+}
+
+// TestDiskIoAllocs decodes a disk read and works out its computed fields
+// without allocating once the value slice has grown.
+func TestDiskIoAllocs(t *testing.T) {
+	data := newPB(8).u32(1).u32(0x60043).u32(16384).u32(0).u64(849788928).ptr(1).ptr(2).u64(258208).u32(44).b
+	r := kernelRecordV(t, 0x010A, 3, 8, 0, data)
+	e, _, ok := kernel.LookupRecord(r)
+	require.True(t, ok)
+	var vals []payload.Value
+	run := func() {
+		vals, _ = e.Payload.Decode(r.UserData, r.PointerSize(), vals[:0])
+		vals = e.Computed(r, vals)
+	}
+	run()
+	assert.Len(t, vals, 11, "9 fields, Priority and ElapsedTimeMSec")
+	assert.Equal(t, 0.0, testing.AllocsPerRun(100, run))
 }
