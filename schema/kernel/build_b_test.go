@@ -128,3 +128,52 @@ func checkFields(t *testing.T, cases []fieldCase) {
 		assert.Equal(t, c.want, string(payload.AppendTextFields(nil, vals, " ")), "%s v%d ps%d", c.event, c.version, c.ps)
 	}
 }
+
+// classicRecord is a FULL_HEADER record of the pointer size ps with the
+// class GUID, type and version given.
+func classicRecord(t testing.TB, class string, typ, version uint8, ps int, data []byte) *record.Record {
+	t.Helper()
+	b := make([]byte, header.EventTraceHeaderSize)
+	b[2], b[3] = byte(header.TypeFull64), 0xC0
+	if ps == 4 {
+		b[2] = byte(header.TypeFull32)
+	}
+	b[4] = typ
+	binary.LittleEndian.PutUint16(b[6:], uint16(version))
+	copy(b[0x18:], newPB(ps).guid(class).b)
+	b = append(b, data...)
+	binary.LittleEndian.PutUint16(b, uint16(len(b)))
+	p, end, err := header.ParsePrefix(b)
+	require.NoError(t, err)
+	require.False(t, end)
+	var r record.Record
+	require.NoError(t, record.Decode(&r, b, p, 0, &record.Context{Clock: &testClock}))
+	return &r
+}
+
+// classicCase is a classic record of the kernel session found by class
+// GUID, and what its event says of it.
+type classicCase struct {
+	class string
+	op    uint8
+	data  []byte
+	event string
+	want  string
+}
+
+// checkClassic decodes each case with the event of its class and opcode.
+func checkClassic(t *testing.T, cases []classicCase) {
+	t.Helper()
+	var vals []payload.Value
+	for _, c := range cases {
+		r := classicRecord(t, c.class, c.op, 0, 8, c.data)
+		e, _, ok := kernel.LookupRecord(r)
+		require.True(t, ok, c.event)
+		assert.Equal(t, kernel.ProviderName, e.Provider)
+		assert.Equal(t, c.event, e.Name)
+		var err error
+		vals, err = e.Payload.Decode(r.UserData, r.PointerSize(), vals[:0])
+		require.NoError(t, err, c.event)
+		assert.Equal(t, c.want, string(payload.AppendTextFields(nil, vals, " ")), c.event)
+	}
+}

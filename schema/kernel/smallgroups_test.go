@@ -3,10 +3,6 @@ package kernel_test
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/schema/kernel"
 )
 
@@ -169,13 +165,7 @@ func TestSmallGroupsFields(t *testing.T) {
 // TestGUIDClassFields decodes the classic events of the kernel session
 // that have a class GUID and no kernel group: MMCSS and MUI.
 func TestGUIDClassFields(t *testing.T) {
-	cases := []struct {
-		class string
-		op    uint8
-		data  []byte
-		event string
-		want  string
-	}{
+	checkClassic(t, []classicCase{
 		{kernel.MMCSSTask.String(), 32, nil, "MMCSS/Start", ""},
 		{kernel.MMCSSTask.String(), 33, nil, "MMCSS/Stop", ""},
 		{kernel.MMCSSTask.String(), 34, newPB(8).u32(980).u32(1001).u32(24).u32(2).b, "MMCSS/Scheduler",
@@ -185,17 +175,5 @@ func TestGUIDClassFields(t *testing.T) {
 		{kernel.MMCSSTask.String(), 37, nil, "MMCSS/SleepResp", ""},
 		{kernel.MUITask.String(), 0, newPB(4).w(`C:\Windows\en-US\explorer.exe.mui`).b, "MUI/Access",
 			`MuiLoadString=C:\Windows\en-US\explorer.exe.mui`},
-	}
-	var vals []payload.Value
-	for _, c := range cases {
-		r := classicRecord(t, c.class, c.op, 0, 8, c.data)
-		e, _, ok := kernel.LookupRecord(r)
-		require.True(t, ok, c.event)
-		assert.Equal(t, kernel.ProviderName, e.Provider)
-		assert.Equal(t, c.event, e.Name)
-		var err error
-		vals, err = e.Payload.Decode(r.UserData, r.PointerSize(), vals[:0])
-		require.NoError(t, err, c.event)
-		assert.Equal(t, c.want, string(payload.AppendTextFields(nil, vals, " ")), c.event)
-	}
+	})
 }

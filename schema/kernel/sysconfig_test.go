@@ -1,16 +1,12 @@
 package kernel_test
 
 import (
-	"encoding/binary"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/etlkit/etlkit/header"
-	"github.com/etlkit/etlkit/payload"
-	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema/kernel"
 )
 
@@ -233,64 +229,25 @@ func itoa(i int) string {
 	return string(b)
 }
 
-// classicRecord is a FULL_HEADER record of the pointer size ps with the
-// class GUID, type and version given.
-func classicRecord(t testing.TB, class string, typ, version uint8, ps int, data []byte) *record.Record {
-	t.Helper()
-	b := make([]byte, header.EventTraceHeaderSize)
-	b[2], b[3] = byte(header.TypeFull64), 0xC0
-	if ps == 4 {
-		b[2] = byte(header.TypeFull32)
-	}
-	b[4] = typ
-	binary.LittleEndian.PutUint16(b[6:], uint16(version))
-	copy(b[0x18:], newPB(ps).guid(class).b)
-	b = append(b, data...)
-	binary.LittleEndian.PutUint16(b, uint16(len(b)))
-	p, end, err := header.ParsePrefix(b)
-	require.NoError(t, err)
-	require.False(t, end)
-	var r record.Record
-	require.NoError(t, record.Decode(&r, b, p, 0, &record.Context{Clock: &testClock}))
-	return &r
-}
-
 // TestSysConfigFields decodes the SysConfig records a trace merge adds,
 // with payloads of the merged .NET sample, which TraceEvent prints as the
 // comments say.
 func TestSysConfigFields(t *testing.T) {
 	const task = "9b79ee91-b5fd-41c0-a243-4248e266e9d0"
-	cases := []struct {
-		op    uint8
-		data  []byte
-		event string
-		want  string
-	}{
+	checkClassic(t, []classicCase{
 		// InstallDate=70/01/01 00:00:00.00...; BuildLab=9200.16384.amd64fre....; ProductName=Windows 8 Pro
-		{32, newPB(8).u64(116444736000000000).w("9200.16384.amd64fre.win8_rtm.120725-1247").w("Windows 8 Pro").b,
+		{task, 32, newPB(8).u64(116444736000000000).w("9200.16384.amd64fre.win8_rtm.120725-1247").w("Windows 8 Pro").b,
 			"SysConfig/BuildInfo",
 			"InstallDate=1970-01-01T00:00:00.0000000Z BuildLab=9200.16384.amd64fre.win8_rtm.120725-1247 ProductName=Windows 8 Pro"},
 		// SystemDirectory=C:\Windows\system32; SystemWindowsDirectory=C:\Windows\
-		{33, newPB(8).w(`C:\Windows\system32`).w(`C:\Windows\`).b, "SysConfig/SystemPaths",
+		{task, 33, newPB(8).w(`C:\Windows\system32`).w(`C:\Windows\`).b, "SysConfig/SystemPaths",
 			`SystemDirectory=C:\Windows\system32 SystemWindowsDirectory=C:\Windows\`},
 		// Value=\Device\HarddiskVolu...
-		{34, newPB(8).w(`\Device\HarddiskVolume1\`).b, "SysConfig/UnknownVolume", `Value=\Device\HarddiskVolume1\`},
+		{task, 34, newPB(8).w(`\Device\HarddiskVolume1\`).b, "SysConfig/UnknownVolume", `Value=\Device\HarddiskVolume1\`},
 		// NtPath=\??\; DosPath=
-		{35, newPB(8).w(`\??\`).w("").b, "SysConfig/VolumeMapping", `NtPath=\??\ DosPath=`},
-		{35, newPB(8).w(`\Device\HarddiskVolume2\`).w(`C:\`).b, "SysConfig/VolumeMapping", `NtPath=\Device\HarddiskVolume2\ DosPath=C:\`},
-	}
-	var vals []payload.Value
-	for _, c := range cases {
-		r := classicRecord(t, task, c.op, 0, 8, c.data)
-		e, _, ok := kernel.LookupRecord(r)
-		require.True(t, ok, c.event)
-		assert.Equal(t, kernel.ProviderName, e.Provider)
-		assert.Equal(t, c.event, e.Name)
-		var err error
-		vals, err = e.Payload.Decode(r.UserData, r.PointerSize(), vals[:0])
-		require.NoError(t, err, c.event)
-		assert.Equal(t, c.want, string(payload.AppendTextFields(nil, vals, " ")), c.event)
-	}
+		{task, 35, newPB(8).w(`\??\`).w("").b, "SysConfig/VolumeMapping", `NtPath=\??\ DosPath=`},
+		{task, 35, newPB(8).w(`\Device\HarddiskVolume2\`).w(`C:\`).b, "SysConfig/VolumeMapping", `NtPath=\Device\HarddiskVolume2\ DosPath=C:\`},
+	})
 	e, _, ok := kernel.LookupRecord(classicRecord(t, task, 37, 0, 8, make([]byte, 16)))
 	require.True(t, ok)
 	assert.Equal(t, "SysConfig/Opcode(37)", e.Name)
