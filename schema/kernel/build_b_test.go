@@ -131,7 +131,7 @@ func checkFields(t *testing.T, cases []fieldCase) {
 
 // classicRecord is a FULL_HEADER record of the pointer size ps with the
 // class GUID, type and version given.
-func classicRecord(t testing.TB, class string, typ, version uint8, ps int, data []byte) *record.Record {
+func classicRecord(t testing.TB, class string, typ uint8, version uint16, ps int, data []byte) *record.Record {
 	t.Helper()
 	b := make([]byte, header.EventTraceHeaderSize)
 	b[2], b[3] = byte(header.TypeFull64), 0xC0
@@ -139,7 +139,7 @@ func classicRecord(t testing.TB, class string, typ, version uint8, ps int, data 
 		b[2] = byte(header.TypeFull32)
 	}
 	b[4] = typ
-	binary.LittleEndian.PutUint16(b[6:], uint16(version))
+	binary.LittleEndian.PutUint16(b[6:], version)
 	copy(b[0x18:], newPB(ps).guid(class).b)
 	b = append(b, data...)
 	binary.LittleEndian.PutUint16(b, uint16(len(b)))

@@ -18,10 +18,11 @@ const groupSystemConfig = 0x0B
 
 // hwConfigVersion stands for the Windows XP HWConfig classes, which have
 // no EventVersion: a record of version 0 or 1 that is shorter than the
-// fixed-size v0 layout of its opcode has the HWConfig one. Header versions
-// are 8-bit, so no record names this version itself, and no lower one
-// falls back to it.
-const hwConfigVersion = 0x100
+// fixed-size v0 layout of its opcode has the HWConfig one. It is the
+// highest version, so that no record falls back to it from a higher one,
+// and a record that names it (a classic header's 16-bit version can) is
+// read as the version below.
+const hwConfigVersion = 0xFFFF
 
 // sysConfigFixed are the sizes below which a v0 or v1 record of CPU,
 // PhyDisk, LogDisk and NIC is an HWConfig one: the fixed part of the v0
@@ -33,8 +34,11 @@ func init() {
 	const g = groupSystemConfig
 	for op, fixed := range sysConfigFixed {
 		payloadVersions[[2]uint8{g, op}] = func(p []byte, v uint16) uint16 {
-			if v <= 1 && len(p) < fixed {
+			switch {
+			case v <= 1 && len(p) < fixed:
 				return hwConfigVersion
+			case v == hwConfigVersion:
+				return v - 1
 			}
 			return v
 		}

@@ -255,3 +255,33 @@ func TestSysConfigFields(t *testing.T) {
 	_, _, ok = kernel.LookupRecord(classicRecord(t, task, 36, 0, 8, nil))
 	assert.False(t, ok)
 }
+
+// TestSystemConfigVersions picks the class of relogged SystemConfig
+// records, whose classic headers carry 16-bit versions: newer versions
+// fall back to the newest class, never to HWConfig, and a short v0 or v1
+// record is HWConfig.
+func TestSystemConfigVersions(t *testing.T) {
+	const class = "01853a65-418f-4f36-aefc-dc0f1d2fd235"
+	v3 := newPB(8).u32(1).u32(1).u32(1).u32(1).u32(1).wn("A", 256).wn("", 134).ptr(0).ptr(0).u16(0).u16(0).u16(0).u8(0).u8(0).u32(0).b
+	short := newPB(8).u32(1).u32(1).u32(1).u32(1).u32(1).w("A").b
+	for _, c := range []struct {
+		version uint16
+		data    []byte
+		class   string
+	}{
+		{3, v3, "SystemConfig_V3_CPU"},
+		{0x200, v3, "SystemConfig_V3_CPU"},
+		{0xFFFE, v3, "SystemConfig_V3_CPU"},
+		{0xFFFF, v3, "SystemConfig_V3_CPU"},
+		{1, short, "HWConfig_CPU"},
+		{0, short, "HWConfig_CPU"},
+		{2, short, "SystemConfig_V2_CPU"},
+	} {
+		r := classicRecord(t, class, 10, c.version, 8, c.data)
+		require.Equal(t, c.version, r.ClassVersion)
+		e, _, ok := kernel.LookupRecord(r)
+		require.True(t, ok, "v%#x", c.version)
+		assert.Equal(t, "SystemConfig/CPU", e.Name)
+		assert.Equal(t, c.class, e.Payload.Name, "v%#x", c.version)
+	}
+}
