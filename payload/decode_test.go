@@ -77,6 +77,20 @@ func TestCountFromStructMemberOutsideTheStruct(t *testing.T) {
 	assert.Equal(t, `{"Hdr":{"Count":2},"Pairs":[{"A":7,"B":8},{"A":1,"B":2}]}`, jsonOf(vals))
 }
 
+func TestCountFromMemberOfTheSameElement(t *testing.T) {
+	// Each element holds a count and then the array it counts, as the
+	// .NET runtime's BulkType does.
+	vals := decode(t, cat(le16(2), []byte{1}, le16(7), []byte{2}, le16(8), le16(9)),
+		payload.Field{Name: "Count", InType: payload.InUInt16},
+		payload.Field{Name: "Types", InType: payload.InStruct, Arity: payload.CountFromField, CountField: "Count",
+			Members: []payload.Field{
+				{Name: "N", InType: payload.InUInt8},
+				{Name: "Params", InType: payload.InUInt16, Arity: payload.CountFromField, CountField: "N"},
+			}},
+	)
+	assert.Equal(t, `{"Count":2,"Types":[{"N":1,"Params":[7]},{"N":2,"Params":[8,9]}]}`, jsonOf(vals))
+}
+
 func TestReferenceErrors(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -91,6 +105,10 @@ func TestReferenceErrors(t *testing.T) {
 			{Name: "A", InType: payload.InUInt32, Arity: payload.CountFromField, CountField: "N"}}},
 		{"inside an array", []payload.Field{
 			{Name: "S", InType: payload.InStruct, Arity: payload.FixedCount, Count: 2, Members: []payload.Field{{Name: "N", InType: payload.InUInt8}}},
+			{Name: "A", InType: payload.InUInt32, Arity: payload.CountFromField, CountField: "N"}}},
+		{"inside an earlier array element", []payload.Field{
+			{Name: "S", InType: payload.InStruct, Arity: payload.FixedCount, Count: 2, Members: []payload.Field{
+				{Name: "Inner", InType: payload.InStruct, Members: []payload.Field{{Name: "N", InType: payload.InUInt8}}}}},
 			{Name: "A", InType: payload.InUInt32, Arity: payload.CountFromField, CountField: "N"}}},
 		{"count field on a scalar", []payload.Field{
 			{Name: "N", InType: payload.InUInt8},

@@ -229,13 +229,15 @@ func schemaError(format string, args ...any) error {
 // Members) and sets private fields in them: do not share a Field slice
 // between two schemas.
 //
-// A reference names an earlier integer field of any nesting level that is
-// not inside an array (so that it has one value when it is read); the
-// nearest earlier one wins when several have the name.
+// A reference names an earlier integer field of any nesting level that has
+// one value when it is read: one not inside an array, or one inside the
+// same element of an array of structs (a count that precedes its array
+// within each element); the nearest earlier one wins when several have the
+// name.
 func NewSchema(name string, fields []Field) (*Schema, error) {
 	s := &Schema{Name: name, Fields: fields}
 	b := schemaBuilder{s: s}
-	if err := b.walk(fields, 0, false); err != nil {
+	if err := b.walk(fields, 0); err != nil {
 		return nil, err
 	}
 	s.levels = levels(fields)
@@ -257,7 +259,7 @@ type schemaBuilder struct {
 	seen []*Field
 }
 
-func (b *schemaBuilder) walk(fs []Field, depth int, inArray bool) error {
+func (b *schemaBuilder) walk(fs []Field, depth int) error {
 	if depth >= MaxDepth {
 		return schemaError("structs nested deeper than %d", MaxDepth)
 	}
@@ -291,15 +293,21 @@ func (b *schemaBuilder) walk(fs []Field, depth int, inArray bool) error {
 			if f.Arity == Custom {
 				return schemaError("struct field %q has a custom serializer", f.Name)
 			}
-			if err := b.walk(f.Members, depth+1, inArray || f.IsArray()); err != nil {
+			mark := len(b.seen)
+			if err := b.walk(f.Members, depth+1); err != nil {
 				return err
+			}
+			if f.IsArray() {
+				// The members of one element are not there for what
+				// follows the array.
+				b.seen = b.seen[:mark]
 			}
 			continue
 		}
 		if len(f.Members) != 0 {
 			return schemaError("field %q of type %v has members", f.Name, f.InType)
 		}
-		if !inArray && f.Arity == Scalar && isInteger(f.InType) {
+		if f.Arity == Scalar && isInteger(f.InType) {
 			b.seen = append(b.seen, f)
 		}
 	}
