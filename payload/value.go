@@ -476,3 +476,10 @@ func NewFileTime(f *Field, ft uint64) Value { return Value{field: f, kind: KindT
 // NewString returns a KindString value of field f. The value refers to the
 // bytes of s, which must not change while it is used.
 func NewString(f *Field, s []byte) Value { return Value{field: f, kind: KindString, raw: s} }
+
+// NewUTF16String returns a KindString value of field f holding the
+// UTF-16LE text b (a part of a decoded string's Raw bytes, say). The value
+// refers to b, which must not change while it is used.
+func NewUTF16String(f *Field, b []byte) Value {
+	return Value{field: f, kind: KindString, flags: flagUTF16, raw: b}
+}
