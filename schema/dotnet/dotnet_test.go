@@ -1,0 +1,207 @@
+package dotnet_test
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf16"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/etlkit/etlkit/internal/samples"
+	"github.com/etlkit/etlkit/payload"
+	"github.com/etlkit/etlkit/schema"
+	"github.com/etlkit/etlkit/schema/dotnet"
+	"github.com/etlkit/etlkit/schema/manifest"
+)
+
+var runtimeGUID = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
+
+// manifestPath is the .NET runtime's manifest in the shared folder, or
+// skips the test.
+func manifestPath(t *testing.T) string {
+	t.Helper()
+	d := samples.Dir()
+	if d == "" {
+		t.Skip("shared folder not found: skipping the comparison with ClrEtwAll.man")
+	}
+	p := filepath.Join(d, "..", "manifests", "ClrEtwAll.man")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("ClrEtwAll.man not present: %v", err)
+	}
+	return p
+}
+
+// TestTablesMatchManifest holds the built-in tables to what the manifest
+// reader makes of the manifest they were generated from: every event, its
+// names, message and payload layout, and no event more.
+func TestTablesMatchManifest(t *testing.T) {
+	path := manifestPath(t)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	sum := sha256.Sum256(data)
+	tables, err := os.ReadFile("tables.go")
+	require.NoError(t, err)
+	first, _, _ := strings.Cut(string(tables), "\n")
+	require.Contains(t, first, hex.EncodeToString(sum[:]), "tables.go is stale: run go generate ./schema/dotnet")
+
+	provs, err := manifest.Parse(data, "ClrEtwAll.man")
+	require.NoError(t, err)
+	want := &schema.Set{}
+	for _, p := range provs {
+		p.AddTo(want)
+	}
+	got := dotnet.ManifestSet()
+	assert.Equal(t, want.Len(), got.Len())
+	n := 0
+	want.Each(func(k schema.Key, e *schema.Event) {
+		g, exact := got.Lookup(k)
+		if assert.True(t, exact, "%v", k) {
+			assert.Equal(t, e, g, "%v", k)
+			n++
+		}
+	})
+	assert.Equal(t, 510, n)
+	for _, p := range provs {
+		name, ok := got.ProviderName(p.GUID)
+		assert.True(t, ok)
+		assert.Equal(t, p.Name, name)
+	}
+}
+
+// TestConventionsGiveTheSameSet: the manifest read with the TraceEvent
+// conventions applied is the built-in set, Computed fields aside (funcs
+// compare only by presence).
+func TestConventionsGiveTheSameSet(t *testing.T) {
+	data, err := os.ReadFile(manifestPath(t))
+	require.NoError(t, err)
+	provs, err := manifest.Parse(data, "ClrEtwAll.man")
+	require.NoError(t, err)
+	want := &schema.Set{}
+	for _, p := range provs {
+		p.AddTo(want)
+	}
+	dotnet.ApplyTraceEventConventions(want)
+	got := dotnet.Set()
+	computed := 0
+	want.Each(func(k schema.Key, e *schema.Event) {
+		g, exact := got.Lookup(k)
+		require.True(t, exact, "%v", k)
+		we, ge := *e, *g
+		assert.Equal(t, we.Computed == nil, ge.Computed == nil, "%v", k)
+		if we.Computed != nil {
+			computed++
+		}
+		we.Computed, ge.Computed = nil, nil
+		assert.Equal(t, we, ge, "%v", k)
+	})
+	// HeapStats' three versions, and the module events with an IL path.
+	assert.Equal(t, 23, computed)
+}
+
+func decodeEvent(t *testing.T, id uint16, version uint16, data []byte) (*schema.Event, string) {
+	t.Helper()
+	e, exact := dotnet.Set().Lookup(schema.Key{Provider: runtimeGUID, ID: id, Version: version})
+	require.NotNil(t, e)
+	require.True(t, exact)
+	vals, err := e.Payload.Decode(data, 8, nil)
+	require.NoError(t, err)
+	if e.Computed != nil {
+		vals = e.Computed(nil, vals)
+	}
+	return e, string(payload.AppendJSONObject(nil, vals))
+}
+
+func le(vs ...any) []byte {
+	var b []byte
+	for _, v := range vs {
+		switch x := v.(type) {
+		case uint16:
+			b = binary.LittleEndian.AppendUint16(b, x)
+		case uint32:
+			b = binary.LittleEndian.AppendUint32(b, x)
+		case uint64:
+			b = binary.LittleEndian.AppendUint64(b, x)
+		case uint8:
+			b = append(b, x)
+		case string: // UTF-16, NUL-terminated
+			for _, c := range utf16.Encode([]rune(x)) {
+				b = binary.LittleEndian.AppendUint16(b, c)
+			}
+			b = append(b, 0, 0)
+		}
+	}
+	return b
+}
+
+func TestBuiltInEvents(t *testing.T) {
+	// GC/Start version 2: Count, Depth, Reason (mapped), Type (mapped),
+	// ClrInstanceID, ClientSequenceNumber.
+	e, got := decodeEvent(t, 1, 2, le(uint32(7), uint32(2), uint32(1), uint32(1), uint16(8), uint64(99)))
+	assert.Equal(t, "Microsoft-Windows-DotNETRuntime", e.Provider)
+	assert.Equal(t, "GC/Start", e.Name)
+	assert.Equal(t, []string{"GC"}, e.Keywords)
+	assert.Equal(t, `{"Count":7,"Depth":2,"Reason":1,"ReasonName":"Induced","Type":1,"TypeName":"BackgroundGC",`+
+		`"ClrInstanceID":8,"ClientSequenceNumber":99}`, got)
+
+	// GC/HeapStats version 2, with TraceEvent's totals and depth.
+	var hs []any
+	for g := uint64(0); g < 4; g++ {
+		hs = append(hs, 100*(g+1), 10*g) // GenerationSize g, TotalPromotedSize g
+	}
+	hs = append(hs, uint64(1), uint64(2), uint32(3), uint32(4), uint32(5), uint16(9), uint64(1000), uint64(0))
+	e, got = decodeEvent(t, 4, 2, le(hs...))
+	assert.Equal(t, "GC/HeapStats", e.Name)
+	assert.Equal(t, `{"GenerationSize0":"0x64","TotalPromotedSize0":"0x0","GenerationSize1":"0xC8","TotalPromotedSize1":"0xA",`+
+		`"GenerationSize2":"0x12C","TotalPromotedSize2":"0x14","GenerationSize3":"0x190","TotalPromotedSize3":"0x1E",`+
+		`"FinalizationPromotedSize":"0x1","FinalizationPromotedCount":2,"PinnedObjectCount":3,"SinkBlockCount":4,`+
+		`"GCHandleCount":5,"ClrInstanceID":9,"GenerationSize4":"0x3E8","TotalPromotedSize4":"0x0",`+
+		`"TotalHeapSize":2000,"TotalPromoted":60,"Depth":2}`, got)
+
+	// GC/MarkWithType: TraceEvent's name and field name.
+	e, got = decodeEvent(t, 202, 0, le(uint32(1), uint16(8), uint32(2), uint64(4096)))
+	assert.Equal(t, "GC/MarkWithType", e.Name)
+	assert.Equal(t, `{"HeapNum":1,"ClrInstanceID":8,"Type":2,"TypeName":"Handle","Promoted":4096}`, got)
+
+	// Loader/ModuleLoad version 2, with the file name of the IL path.
+	e, got = decodeEvent(t, 152, 2, le(uint64(0x10), uint64(0x20), uint32(0x8), uint32(0),
+		`C:\app\bin\App.dll`, `C:\app\bin\App.ni.dll`, uint16(3),
+		uint64(0), uint64(0), uint32(1), "a.pdb", uint64(0), uint64(0), uint32(2), "App.ni.pdb"))
+	assert.Equal(t, "Loader/ModuleLoad", e.Name)
+	assert.Contains(t, got, `"ModuleILPath":"C:\\app\\bin\\App.dll","ModuleNativePath":"C:\\app\\bin\\App.ni.dll","ClrInstanceID":3,`)
+	assert.True(t, strings.HasSuffix(got, `,"ModuleILFileName":"App.dll"}`), got)
+	assert.Contains(t, got, `"ModuleFlags":8,"ModuleFlagsName":"Manifest"`)
+
+	// A flags value of 0 is None, as TraceEvent shows it.
+	rundown := uuid.MustParse("a669021c-c450-4609-a035-5af59af4df18")
+	ad, _ := dotnet.Set().Lookup(schema.Key{Provider: rundown, ID: 155, Version: 1})
+	require.NotNil(t, ad)
+	vals, err := ad.Payload.Decode(le(uint64(1), uint64(2), uint64(0), uint32(0), "asm", uint16(5)), 8, nil)
+	require.NoError(t, err)
+	assert.Equal(t, `{"AssemblyID":"0x1","AppDomainID":"0x2","BindingID":"0x0","AssemblyFlags":0,"AssemblyFlagsName":"None",`+
+		`"FullyQualifiedAssemblyName":"asm","ClrInstanceID":5}`,
+		string(payload.AppendJSONObject(nil, vals)))
+}
+
+// TestNewerVersionDecodes: a version of an event newer than the manifest
+// reads with the highest older one.
+func TestNewerVersionDecodes(t *testing.T) {
+	e, exact := dotnet.Set().Lookup(schema.Key{Provider: runtimeGUID, ID: 1, Version: 9})
+	require.NotNil(t, e)
+	assert.False(t, exact)
+	assert.Equal(t, "GCStart_V2", e.Payload.Name)
+}
+
+// BenchmarkSet is what building the built-in set costs, once per process.
+func BenchmarkSet(b *testing.B) {
+	for b.Loop() {
+		s := dotnet.ManifestSet()
+		dotnet.ApplyTraceEventConventions(s)
+	}
+}
