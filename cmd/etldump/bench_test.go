@@ -99,7 +99,7 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 	f.Close()
-	z := newDescriber(true)
+	z := newDescriber(true, nil)
 	descs := make([]describe.Description, len(recs))
 	for i, r := range recs {
 		z.describe(r, &descs[i])

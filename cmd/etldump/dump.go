@@ -13,6 +13,9 @@ import (
 	"github.com/etlkit/etlkit/filter"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/schema"
+	"github.com/etlkit/etlkit/schema/dotnet"
+	"github.com/etlkit/etlkit/schema/manifest"
 )
 
 // input is one opened file of the command line.
@@ -34,8 +37,10 @@ type dumper struct {
 	inputs   []*input
 	filter   *filter.Filter
 	describe *describer
-	progress *progress
-	set      *etl.Set
+	// manifests holds the events of the --manifest files, nil for none.
+	manifests *schema.Set
+	progress  *progress
+	set       *etl.Set
 }
 
 func (d *dumper) fail(status int) {
@@ -44,6 +49,18 @@ func (d *dumper) fail(status int) {
 
 func (d *dumper) dump() int {
 	defer d.closeInputs()
+	if len(d.opts.manifests) > 0 {
+		set, err := manifest.LoadPaths(d.opts.manifests...)
+		if err != nil {
+			fmt.Fprintf(d.stderr, "etldump: --manifest: %v\n", err)
+			d.fail(exitFatal)
+			return d.status
+		}
+		// .NET events read the same with the runtime's manifest as with
+		// the built-in tables.
+		dotnet.ApplyTraceEventConventions(set)
+		d.manifests = set
+	}
 	d.open()
 	if len(d.inputs) == 0 {
 		return d.status
@@ -152,9 +169,9 @@ func (d *dumper) records() {
 	case "xml":
 		enc = &xmlEncoder{}
 	default:
-		enc = &textEncoder{}
+		enc = &textEncoder{message: d.opts.message}
 	}
-	d.describe = newDescriber(true)
+	d.describe = newDescriber(true, d.manifests)
 	if !d.write(enc.begin(d.line[:0])) {
 		return
 	}

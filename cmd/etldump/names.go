@@ -3,6 +3,9 @@ package main
 import (
 	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/schema"
+	"github.com/etlkit/etlkit/schema/dotnet"
+	"github.com/etlkit/etlkit/schema/providers"
 )
 
 // describer fills a describe.Description for each record: provider and
@@ -14,8 +17,14 @@ type describer struct {
 	payload bool
 }
 
-func newDescriber(payload bool) *describer {
-	return &describer{d: describe.New(describe.Options{}), payload: payload}
+// newDescriber describes with the --manifest events (nil for none) and the
+// built-in tables.
+func newDescriber(payload bool, manifests *schema.Set) *describer {
+	return &describer{d: describe.New(describe.Options{
+		Manifests:     manifests,
+		BuiltIn:       []*schema.Set{dotnet.Set()},
+		ProviderNames: providers.Name,
+	}), payload: payload}
 }
 
 func (z *describer) describe(r *record.Record, d *describe.Description) {

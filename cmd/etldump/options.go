@@ -23,6 +23,10 @@ type options struct {
 	window   window
 	progress string // auto, always or never
 
+	// manifests are the --manifest paths; message is --message.
+	manifests []string
+	message   bool
+
 	// The session the filter flags describe, and whether any was given.
 	session  filter.Session
 	filtered bool
@@ -163,6 +167,10 @@ func parseOptions(args []string) (*options, *parser, error) {
 		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv or xml; text or json for --header, --stats and --activities",
 			set: oneOf(&o.format, "text, jsonl, csv, xml, or json for --header, --stats and --activities",
 				"text", "jsonl", "csv", "xml", "json")},
+		{name: "manifest", arg: "PATH", help: "decode events with this instrumentation manifest (.man or .xml), or with every one in this directory (repeatable)",
+			set: func(v string) error { o.manifests = append(o.manifests, v); return nil }},
+		{name: "message", help: "with --format text: print the event's message with its %1...%n filled in place of the fields, for events whose manifest gives one",
+			set: func(string) error { o.message = true; return nil }},
 		{name: "output", short: "o", arg: "FILE", help: "write to FILE instead of standard output",
 			set: func(v string) error { o.output = v; return nil }},
 		{name: "header", help: "print the logfile header of each file instead of records",
@@ -208,6 +216,9 @@ func (o *options) check() error {
 		if o.format == "json" {
 			o.format = "jsonl"
 		}
+	}
+	if o.message && (o.format != "text" || o.view != "") {
+		return usagef("--message applies to the records of --format text (--format xml always carries the message)")
 	}
 	if len(o.entries) == 0 {
 		o.session.Level, o.session.MatchAny, o.session.MatchAll = o.level, o.matchAny, o.matchAll

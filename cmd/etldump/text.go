@@ -6,6 +6,7 @@ import (
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/record/tracelogging"
+	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/kernel"
 )
 
@@ -17,6 +18,9 @@ import (
 type textEncoder struct {
 	clock   timeCache
 	scratch []byte // a string value's text, before it is quoted
+	// message: an event whose schema has a message shows it, filled,
+	// instead of its fields (--message).
+	message bool
 }
 
 func (*textEncoder) begin(dst []byte) []byte { return dst }
@@ -44,16 +48,44 @@ func (e *textEncoder) record(dst []byte, r *record.Record, d *describe.Descripti
 	} else {
 		dst = append(dst, '-')
 	}
-	if d.Decoded {
+	switch {
+	case e.message && d.Decoded && d.Event != nil && d.Event.Message != "":
+		dst = append(dst, ' ')
+		dst = e.appendMessage(dst, d)
+	case d.Decoded:
 		for i := range d.Fields {
 			dst = append(dst, ' ')
 			dst = e.appendField(dst, &d.Fields[i])
 		}
-	} else if len(r.UserData) > 0 {
+	case len(r.UserData) > 0:
 		dst = append(dst, " data=0x"...)
 		dst = appendHexBytes(dst, r.UserData)
 	}
 	return append(dst, '\n')
+}
+
+// appendMessage appends the event's message as the rest of the line: its
+// line breaks (a CR LF pair, or either alone) become one space, and other
+// control characters are escaped as in field values.
+func (e *textEncoder) appendMessage(dst []byte, d *describe.Description) []byte {
+	e.scratch = schema.AppendMessage(e.scratch[:0], d.Event.Message, d.Fields)
+	m := e.scratch
+	for i := 0; i < len(m); i++ {
+		switch c := m[i]; {
+		case c == '\r' || c == '\n':
+			if c == '\r' && i+1 < len(m) && m[i+1] == '\n' {
+				i++
+			}
+			dst = append(dst, ' ')
+		case c == '\t':
+			dst = append(dst, '\\', 't')
+		case c < 0x20 || c == 0x7f:
+			dst = append(dst, '\\', 'x', "0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&0xF])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // appendEventLabel appends PROVIDER/EVENT with names when known. Without a

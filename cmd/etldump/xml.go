@@ -5,6 +5,7 @@ import (
 
 	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/schema"
 )
 
 // xmlEncoder writes the event schema tracerpt writes, so that scripts
@@ -112,8 +113,15 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 		dst = appendHexBytes(dst, r.UserData)
 		dst = append(dst, "</BinaryEventData>\n"...)
 	}
-	if d.ProviderName != "" || d.EventName != "" {
+	hasMessage := d.Decoded && d.Event != nil && d.Event.Message != ""
+	if d.ProviderName != "" || d.EventName != "" || hasMessage {
 		dst = append(dst, "\t<RenderingInfo Culture=\"en-US\">\n"...)
+		if hasMessage {
+			dst = append(dst, "\t\t<Message>"...)
+			e.scratch = schema.AppendMessage(e.scratch[:0], d.Event.Message, d.Fields)
+			dst = appendXMLBytes(dst, e.scratch)
+			dst = append(dst, "</Message>\n"...)
+		}
 		if d.ProviderName != "" {
 			dst = append(dst, "\t\t<Provider>"...)
 			dst = appendXMLText(dst, d.ProviderName)

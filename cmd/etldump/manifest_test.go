@@ -1,0 +1,228 @@
+package main
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/etlkit/etlkit/describe"
+	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/etltest"
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/internal/samples"
+	"github.com/etlkit/etlkit/payload"
+	"github.com/etlkit/etlkit/record"
+)
+
+// testManifest is the manifest written for the manifest reader's tests.
+var testManifest = filepath.Join("..", "..", "schema", "manifest", "testdata", "etlkit-test.man")
+
+var (
+	testProvider    = uuid.MustParse("6d2c9a1e-1b4f-4c3a-9e0d-2f5b7a8c9d01")
+	dotNetRuntimeID = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
+)
+
+func le32s(vs ...uint32) []byte {
+	var b []byte
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	return b
+}
+
+// writeManifestTrace writes a trace of events of the test manifest's
+// provider and one .NET runtime event.
+func writeManifestTrace(t *testing.T) string {
+	t.Helper()
+	s := etltest.DefaultSession()
+	s.BufferSize = 0x2000
+	s.NumberOfProcessors = 1
+	ev := func(ts int64, prov uuid.UUID, id uint16, version uint8, data []byte) *etltest.Event {
+		return &etltest.Event{TimeStamp: s.HeaderTimeStamp + ts, ProviderId: prov, ProcessId: 0x10, ThreadId: 0x20,
+			Descriptor: header.EventDescriptor{Id: id, Version: version, Level: 4}, UserData: data}
+	}
+	gcStart := append(le32s(7, 2, 1, 0), 8, 0)
+	gcStart = binary.LittleEndian.AppendUint64(gcStart, 0)
+	data, _, err := etltest.Build(s, func(b *etltest.Builder) error {
+		b.CPU(0).Add(
+			ev(1000, testProvider, 6, 1, le32s(1, 2)),
+			ev(2000, testProvider, 6, 5, le32s(3, 4, 5)), // newer than the manifest
+			ev(3000, testProvider, 99, 0, []byte{0xAB}),  // not in the manifest
+			ev(4000, dotNetRuntimeID, 1, 2, gcStart),
+		)
+		return b.Err()
+	})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "manifest-events.etl")
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	return path
+}
+
+// lines drops the trace header line of text output.
+func recordLines(t *testing.T, out string) []string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Greater(t, len(lines), 1)
+	// The columns up to the event label vary with the clock; keep the label on.
+	var rest []string
+	for _, l := range lines[1:] {
+		f := strings.SplitN(l, " ", 4)
+		rest = append(rest, f[3])
+	}
+	return rest
+}
+
+func TestManifestFlag(t *testing.T) {
+	trace := writeManifestTrace(t)
+	out, errs, code := runCmd(t, trace)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, []string{
+		"6d2c9a1e-1b4f-4c3a-9e0d-2f5b7a8c9d01/EventID(6) INFO 0x0 data=0x0100000002000000",
+		"6d2c9a1e-1b4f-4c3a-9e0d-2f5b7a8c9d01/EventID(6) INFO 0x0 data=0x030000000400000005000000",
+		"6d2c9a1e-1b4f-4c3a-9e0d-2f5b7a8c9d01/EventID(99) INFO 0x0 data=0xab",
+		"Microsoft-Windows-DotNETRuntime/GC/Start INFO 0x0 Count=7 Depth=2 Reason=Induced Type=NonConcurrentGC ClrInstanceID=8 ClientSequenceNumber=0",
+	}, recordLines(t, out))
+
+	// The manifest names the provider and its events; the newer version
+	// reads with the older one's fields, the rest of its payload dropped.
+	out, errs, code = runCmd(t, "--manifest", testManifest, trace)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, []string{
+		"Etlkit-Test/Net INFO 0x0 A=1 B=2",
+		"Etlkit-Test/Net INFO 0x0 A=3 B=4",
+		"Etlkit-Test/EventID(99) INFO 0x0 data=0xab",
+		"Microsoft-Windows-DotNETRuntime/GC/Start INFO 0x0 Count=7 Depth=2 Reason=Induced Type=NonConcurrentGC ClrInstanceID=8 ClientSequenceNumber=0",
+	}, recordLines(t, out))
+
+	// A directory of manifests, given twice, is the same.
+	out2, errs, code := runCmd(t, "--manifest", filepath.Dir(testManifest), "--manifest", testManifest, trace)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, out, out2)
+
+	out, _, code = runCmd(t, "--manifest", testManifest, "--stats", trace)
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "Etlkit-Test")
+}
+
+func TestMessageFlag(t *testing.T) {
+	trace := writeManifestTrace(t)
+	out, errs, code := runCmd(t, "--manifest", testManifest, "--message", trace)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, []string{
+		"Etlkit-Test/Net INFO 0x0 A=1, B=2",
+		"Etlkit-Test/Net INFO 0x0 A=3, B=4",
+		"Etlkit-Test/EventID(99) INFO 0x0 data=0xab",
+		// Line breaks in a message become spaces.
+		"Microsoft-Windows-DotNETRuntime/GC/Start INFO 0x0 Count=7; Depth=2; Reason=Induced; Type=NonConcurrentGC; ClrInstanceID=8; ClientSequenceNumber=0",
+	}, recordLines(t, out))
+
+	out, errs, code = runCmd(t, "--manifest", testManifest, "--format", "xml", trace)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "\t<RenderingInfo Culture=\"en-US\">\n\t\t<Message>A=1, B=2</Message>\n\t\t<Provider>Etlkit-Test</Provider>\n")
+	assert.Contains(t, out, "<Message>Count=7;&#x0a;Depth=2;&#x0a;Reason=Induced;&#x0a;Type=NonConcurrentGC;&#x0a;ClrInstanceID=8;&#x0a;ClientSequenceNumber=0</Message>")
+	assert.Equal(t, 3, strings.Count(out, "<Message>"), "the event without a message has none")
+
+	for _, args := range [][]string{{"--message", "--format", "jsonl"}, {"--message", "--stats"}} {
+		_, errs, code = runCmd(t, append(args, trace)...)
+		assert.Equal(t, exitFatal, code)
+		assert.Contains(t, errs, "--message applies to the records of --format text")
+	}
+}
+
+func TestManifestErrors(t *testing.T) {
+	trace := writeManifestTrace(t)
+	bad := filepath.Join(t.TempDir(), "bad.man")
+	require.NoError(t, os.WriteFile(bad, []byte("<instrumentationManifest>\n  <instrumentation>\n</instrumentationManifest>"), 0o644))
+	for _, c := range []struct {
+		path, want string
+	}{
+		{bad, "etldump: --manifest: " + bad + ":3:27: element <instrumentation> closed by </instrumentationManifest>\n"},
+		{filepath.Join(t.TempDir(), "none.man"), "no such file or directory"},
+		{trace, "manifest-events.etl:3:"},
+	} {
+		out, errs, code := runCmd(t, "--manifest", c.path, trace)
+		assert.Equal(t, exitFatal, code, c.path)
+		assert.Empty(t, out)
+		assert.Contains(t, errs, c.want)
+	}
+	_, errs, code := runCmd(t, "--manifest")
+	assert.Equal(t, exitFatal, code)
+	assert.Contains(t, errs, "--manifest")
+}
+
+// clrManifest is the .NET runtime's manifest in the shared folder, or
+// skips the test.
+func clrManifest(t *testing.T) string {
+	t.Helper()
+	d := samples.Dir()
+	if d == "" {
+		t.Skip("shared folder not found")
+	}
+	p := filepath.Join(d, "..", "manifests", "ClrEtwAll.man")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("ClrEtwAll.man not present: %v", err)
+	}
+	return p
+}
+
+// TestManifestSameAsBuiltIn: the .NET runtime's manifest given with
+// --manifest decodes the .NET samples exactly as the built-in tables do.
+func TestManifestSameAsBuiltIn(t *testing.T) {
+	man := clrManifest(t)
+	for _, trace := range []string{"gcevents-manifest.etl", "gcrundown-manifest.etl", "net452-x64-merged-compressed.etl"} {
+		t.Run(trace, func(t *testing.T) {
+			path := samples.Path(t, trace)
+			builtIn, errs, code := runCmd(t, "--format", "jsonl", path)
+			require.Equal(t, 0, code, errs)
+			given, errs, code := runCmd(t, "--format", "jsonl", "--manifest", man, path)
+			require.Equal(t, 0, code, errs)
+			require.True(t, builtIn == given, "outputs differ")
+			assert.Greater(t, strings.Count(builtIn, `"ProviderName":"Microsoft-Windows-DotNETRuntime`), 20)
+		})
+	}
+}
+
+// TestDotNetDecodingAllocatesNothing: once warm, describing and decoding
+// the .NET runtime's events allocates nothing per record, but for the
+// error of a payload longer than its schema says: FitBucketInfo and
+// LOHCompact, whose manifest packs the structs the runtime writes aligned.
+func TestDotNetDecodingAllocatesNothing(t *testing.T) {
+	var recs []*record.Record
+	for _, trace := range []string{"gcevents-manifest.etl", "gcrundown-manifest.etl"} {
+		f, err := etl.Open(samples.Path(t, trace))
+		require.NoError(t, err)
+		for r, err := range f.Records() {
+			require.NoError(t, err)
+			recs = append(recs, r.Clone())
+		}
+		f.Close()
+	}
+	z := newDescriber(true, nil)
+	var d describe.Description
+	decoded := 0
+	for _, r := range recs {
+		z.describe(r, &d)
+		if d.Decoded && strings.HasPrefix(d.ProviderName, "Microsoft-Windows-DotNETRuntime") {
+			decoded++
+		}
+	}
+	assert.Greater(t, decoded, 150)
+	trailing := map[string]int{}
+	for _, r := range recs {
+		allocs := testing.AllocsPerRun(10, func() { z.describe(r, &d) })
+		if payload.IsTrailing(d.Err) {
+			trailing[d.EventName]++
+			continue
+		}
+		if allocs != 0 {
+			t.Errorf("%s/%s (%v, %d bytes): %v allocations", d.ProviderName, d.EventName, r.HeaderType, len(r.UserData), allocs)
+		}
+	}
+	assert.Equal(t, map[string]int{"GC/FitBucketInfo": 1, "GC/LOHCompact": 1}, trailing)
+}
