@@ -74,7 +74,7 @@ func (d *dumper) dump() int {
 		// Event names come from the same sources as the output's, so
 		// --event-name matches what EventName shows: kernel, manifest and
 		// TraceLogging names alike.
-		names := newDescriber(false)
+		names := newDescriber(false, d.manifests)
 		flt, err := filter.Compile(filter.Options{
 			TraceStart: d.traceStart(),
 			Lookup:     filter.Lookup{EventName: names.d.EventName},

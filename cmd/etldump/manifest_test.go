@@ -64,12 +64,12 @@ func writeManifestTrace(t *testing.T) string {
 	return path
 }
 
-// lines drops the trace header line of text output.
-func recordLines(t *testing.T, out string) []string {
+// textLabels drops the trace header line of text output, and the time,
+// processor and process columns of the others.
+func textLabels(t *testing.T, out string) []string {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	require.Greater(t, len(lines), 1)
-	// The columns up to the event label vary with the clock; keep the label on.
 	var rest []string
 	for _, l := range lines[1:] {
 		f := strings.SplitN(l, " ", 4)
@@ -87,7 +87,7 @@ func TestManifestFlag(t *testing.T) {
 		"6d2c9a1e-1b4f-4c3a-9e0d-2f5b7a8c9d01/EventID(6) INFO 0x0 data=0x030000000400000005000000",
 		"6d2c9a1e-1b4f-4c3a-9e0d-2f5b7a8c9d01/EventID(99) INFO 0x0 data=0xab",
 		"Microsoft-Windows-DotNETRuntime/GC/Start INFO 0x0 Count=7 Depth=2 Reason=Induced Type=NonConcurrentGC ClrInstanceID=8 ClientSequenceNumber=0",
-	}, recordLines(t, out))
+	}, textLabels(t, out))
 
 	// The manifest names the provider and its events; the newer version
 	// reads with the older one's fields, the rest of its payload dropped.
@@ -98,7 +98,7 @@ func TestManifestFlag(t *testing.T) {
 		"Etlkit-Test/Net INFO 0x0 A=3 B=4",
 		"Etlkit-Test/EventID(99) INFO 0x0 data=0xab",
 		"Microsoft-Windows-DotNETRuntime/GC/Start INFO 0x0 Count=7 Depth=2 Reason=Induced Type=NonConcurrentGC ClrInstanceID=8 ClientSequenceNumber=0",
-	}, recordLines(t, out))
+	}, textLabels(t, out))
 
 	// A directory of manifests, given twice, is the same.
 	out2, errs, code := runCmd(t, "--manifest", filepath.Dir(testManifest), "--manifest", testManifest, trace)
@@ -120,7 +120,7 @@ func TestMessageFlag(t *testing.T) {
 		"Etlkit-Test/EventID(99) INFO 0x0 data=0xab",
 		// Line breaks in a message become spaces.
 		"Microsoft-Windows-DotNETRuntime/GC/Start INFO 0x0 Count=7; Depth=2; Reason=Induced; Type=NonConcurrentGC; ClrInstanceID=8; ClientSequenceNumber=0",
-	}, recordLines(t, out))
+	}, textLabels(t, out))
 
 	out, errs, code = runCmd(t, "--manifest", testManifest, "--format", "xml", trace)
 	require.Equal(t, 0, code, errs)
