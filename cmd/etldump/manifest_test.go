@@ -105,6 +105,11 @@ func TestManifestFlag(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Equal(t, out, out2)
 
+	// --event-name matches the names the manifest gives.
+	out, errs, code = runCmd(t, "--manifest", testManifest, "--event-name", "Net", "--count", trace)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "2\n", out)
+
 	out, _, code = runCmd(t, "--manifest", testManifest, "--stats", trace)
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "Etlkit-Test")
