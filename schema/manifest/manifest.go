@@ -535,6 +535,10 @@ func (pr *provider) event(n *node) (Event, error) {
 				d, ok = winLevels[w]
 			}
 		}
+		if !ok && isNumber(name) {
+			// EventSources write levels of 16 and above as numbers.
+			d, ok = strings.TrimSpace(name), true
+		}
 		if !ok {
 			return Event{}, pr.errorf(n, "%s: level %q is not defined", what, name)
 		}

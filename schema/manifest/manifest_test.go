@@ -109,7 +109,7 @@ func TestNames(t *testing.T) {
 	assert.Equal(t, names{"IO", "IO", "Info", "", "", nil, ""}, got(5, 0))
 	assert.Equal(t, names{"Net", "Net", "", "", "", nil, ""}, got(6, 0))
 	assert.Equal(t, names{"Net", "Net", "", "", "", nil, "A=%1, B=%2"}, got(6, 1))
-	assert.Equal(t, names{"OnlySymbol", "", "", "", "", nil, "literal text, not a reference"}, got(7, 0))
+	assert.Equal(t, names{"OnlySymbol", "", "", "20", "", nil, "literal text, not a reference"}, got(7, 0))
 
 	s := &schema.Set{}
 	p.AddTo(s)
