@@ -161,25 +161,10 @@ func TestManifestErrors(t *testing.T) {
 	assert.Contains(t, errs, "--manifest")
 }
 
-// clrManifest is the .NET runtime's manifest in the shared folder, or
-// skips the test.
-func clrManifest(t *testing.T) string {
-	t.Helper()
-	d := samples.Dir()
-	if d == "" {
-		t.Skip("shared folder not found")
-	}
-	p := filepath.Join(d, "..", "manifests", "ClrEtwAll.man")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("ClrEtwAll.man not present: %v", err)
-	}
-	return p
-}
-
 // TestManifestSameAsBuiltIn: the .NET runtime's manifest given with
 // --manifest decodes the .NET samples exactly as the built-in tables do.
 func TestManifestSameAsBuiltIn(t *testing.T) {
-	man := clrManifest(t)
+	man := samples.ManifestPath(t, "ClrEtwAll.man")
 	for _, trace := range []string{"gcevents-manifest.etl", "gcrundown-manifest.etl", "net452-x64-merged-compressed.etl"} {
 		t.Run(trace, func(t *testing.T) {
 			path := samples.Path(t, trace)

@@ -76,3 +76,19 @@ func All(tb testing.TB, exts ...string) []string {
 	}
 	return out
 }
+
+// ManifestPath returns the path of a manifest in the manifests folder
+// beside the samples (../shared/manifests), skipping the test when it is
+// absent.
+func ManifestPath(tb testing.TB, name string) string {
+	tb.Helper()
+	d := Dir()
+	if d == "" {
+		tb.Skipf("shared samples folder not found (../shared/etl-samples beside the repository, or $%s): skipping test on %s", EnvVar, name)
+	}
+	p := filepath.Join(d, "..", "manifests", name)
+	if _, err := os.Stat(p); err != nil {
+		tb.Skipf("manifest %s not present: %v", name, err)
+	}
+	return p
+}

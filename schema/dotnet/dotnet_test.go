@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -23,26 +22,11 @@ import (
 
 var runtimeGUID = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
 
-// manifestPath is the .NET runtime's manifest in the shared folder, or
-// skips the test.
-func manifestPath(t *testing.T) string {
-	t.Helper()
-	d := samples.Dir()
-	if d == "" {
-		t.Skip("shared folder not found: skipping the comparison with ClrEtwAll.man")
-	}
-	p := filepath.Join(d, "..", "manifests", "ClrEtwAll.man")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("ClrEtwAll.man not present: %v", err)
-	}
-	return p
-}
-
 // TestTablesMatchManifest holds the built-in tables to what the manifest
 // reader makes of the manifest they were generated from: every event, its
 // names, message and payload layout, and no event more.
 func TestTablesMatchManifest(t *testing.T) {
-	path := manifestPath(t)
+	path := samples.ManifestPath(t, "ClrEtwAll.man")
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	sum := sha256.Sum256(data)
@@ -79,7 +63,7 @@ func TestTablesMatchManifest(t *testing.T) {
 // conventions applied is the built-in set, Computed fields aside (funcs
 // compare only by presence).
 func TestConventionsGiveTheSameSet(t *testing.T) {
-	data, err := os.ReadFile(manifestPath(t))
+	data, err := os.ReadFile(samples.ManifestPath(t, "ClrEtwAll.man"))
 	require.NoError(t, err)
 	provs, err := manifest.Parse(data, "ClrEtwAll.man")
 	require.NoError(t, err)

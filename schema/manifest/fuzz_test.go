@@ -27,17 +27,7 @@ func clrSlice() string {
 	}
 	man := string(data)
 	man = man[:strings.Index(man, "</events>")] // the first provider
-	block := func(open, close string) string {
-		i := strings.Index(man, open)
-		if i < 0 {
-			return ""
-		}
-		j := strings.Index(man[i:], close)
-		if j < 0 {
-			return ""
-		}
-		return man[i : i+j+len(close)]
-	}
+	block := func(open, close string) string { return between(man, open, close) }
 	var b strings.Builder
 	b.WriteString(man[:strings.Index(man, "<keywords>")])
 	b.WriteString("<maps>")
@@ -67,13 +57,14 @@ func clrSlice() string {
 	b.WriteString("</events></provider></events></instrumentation><localization><resources culture=\"en-US\"><stringTable>")
 	all := string(data)
 	for _, id := range ids {
-		b.WriteString(block2(all, `<string id="`+id+`"`, "/>"))
+		b.WriteString(between(all, `<string id="`+id+`"`, "/>"))
 	}
 	b.WriteString("</stringTable></resources></localization></instrumentationManifest>")
 	return b.String()
 }
 
-func block2(s, open, close string) string {
+// between is the first part of s from open to close, both included.
+func between(s, open, close string) string {
 	i := strings.Index(s, open)
 	if i < 0 {
 		return ""
