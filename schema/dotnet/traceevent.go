@@ -34,7 +34,7 @@ func isDotNet(id uuid.UUID) bool {
 //
 //   - names: an opcode that repeats its GC task's prefix loses it
 //     ("GC/GCLOHCompact" is "GC/LOHCompact"), and a few events have names of
-//     their own (eventNames);
+//     their own (rules);
 //   - values: a flags value of 0 is "None"; a few maps name values the
 //     manifest leaves out or spells otherwise, and a few fields the manifest
 //     leaves unnamed have TraceEvent's names for their values;
@@ -134,7 +134,8 @@ var (
 		{Value: 3, Name: "SustainedLowLatency"}, {Value: 4, Name: "NoGCRegion"},
 	})
 	// A heap's compaction and expansion reasons: the top bit says one is
-	// recorded, and the bit below it which (gc.h's enum order).
+	// recorded, and the one other bit set which, counted in gc.h's enum
+	// order (0x80000002 is the second reason).
 	compactMechanisms = mechanisms("GCCompactMechanisms", []string{
 		"compact_low_ephemeral", "compact_high_frag", "compact_no_gaps", "compact_loh_forced",
 		"compact_last_gc", "compact_induced_compacting", "compact_fragmented_gen0", "compact_high_mem_load",
