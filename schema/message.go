@@ -22,9 +22,14 @@ import (
 //     message; a % before anything else is kept as it is.
 //
 // The message itself is appended as it is otherwise. AppendMessage does
-// not allocate when dst has room.
+// not allocate when dst has room. What it appends is bounded by
+// MaxMessage bytes: a message that would be longer ends with "…" there, so
+// that a hostile message repeating a large insert cannot grow without
+// bound.
 func AppendMessage(dst []byte, msg string, vals []payload.Value) []byte {
-	for i := 0; i < len(msg); i++ {
+	start := len(dst)
+	limit := start + MaxMessage
+	for i := 0; i < len(msg) && len(dst) <= limit; i++ {
 		c := msg[i]
 		if c != '%' || i+1 == len(msg) {
 			dst = append(dst, c)
@@ -64,8 +69,22 @@ func AppendMessage(dst []byte, msg string, vals []payload.Value) []byte {
 			}
 		}
 	}
+	if len(dst) > limit {
+		cut := limit - len(ellipsis)
+		for cut > start && !utf8.RuneStart(dst[cut]) {
+			cut--
+		}
+		dst = append(dst[:cut], ellipsis...)
+	}
 	return dst
 }
+
+// MaxMessage bounds the bytes AppendMessage appends: four times the
+// largest event payload, which leaves room for any real message and its
+// inserts.
+const MaxMessage = 256 << 10
+
+const ellipsis = "…"
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
@@ -77,6 +96,10 @@ func indexByteFrom(s string, c byte, from int) int {
 	}
 	return -1
 }
+
+// maxWidth bounds a !fmt! width or precision; a format asking for more
+// is not understood.
+const maxWidth = 64
 
 // printfSpec is a parsed !fmt! insert format.
 type printfSpec struct {
@@ -108,14 +131,14 @@ func parsePrintf(s string) (p printfSpec, ok bool) {
 	}
 width:
 	for ; i < len(s) && isDigit(s[i]); i++ {
-		if p.width = p.width*10 + int(s[i]-'0'); p.width > 1024 {
+		if p.width = p.width*10 + int(s[i]-'0'); p.width > maxWidth {
 			return p, false
 		}
 	}
 	if i < len(s) && s[i] == '.' {
 		p.prec = 0
 		for i++; i < len(s) && isDigit(s[i]); i++ {
-			if p.prec = p.prec*10 + int(s[i]-'0'); p.prec > 1024 {
+			if p.prec = p.prec*10 + int(s[i]-'0'); p.prec > maxWidth {
 				return p, false
 			}
 		}

@@ -1,7 +1,9 @@
 package schema_test
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 
@@ -54,4 +56,21 @@ func TestAppendMessage(t *testing.T) {
 		dst = schema.AppendMessage(dst[:0], "%1!08x! %3 %4 [%2!-6d!]", vals)
 	})
 	assert.Zero(t, allocs)
+}
+
+// TestMessageIsBounded: a message repeating a long insert, or asking for
+// wide padding, stops at MaxMessage bytes.
+func TestMessageIsBounded(t *testing.T) {
+	long := payload.Field{Name: "L", InType: payload.InAnsiString}
+	vals := []payload.Value{payload.NewString(&long, []byte(strings.Repeat("é", 500)))}
+	got := schema.AppendMessage([]byte("> "), strings.Repeat("%1", 10000), vals)
+	assert.LessOrEqual(t, len(got), 2+schema.MaxMessage)
+	assert.Greater(t, len(got), 2+schema.MaxMessage-4)
+	assert.True(t, strings.HasSuffix(string(got), "é…"), "cut at a character: %q", got[len(got)-8:])
+	assert.True(t, utf8.Valid(got))
+
+	n := payload.Field{Name: "N", InType: payload.InUInt32}
+	vals = []payload.Value{payload.NewUint(&n, 5)}
+	assert.Equal(t, "[5]", string(schema.AppendMessage(nil, "[%1!100000d!]", vals)), "a width too wide is not a format")
+	assert.Equal(t, "["+strings.Repeat(" ", 63)+"5]", string(schema.AppendMessage(nil, "[%1!64d!]", vals)))
 }
