@@ -493,34 +493,33 @@ func (b *Builder) emit(st *Stream, spec *Buffer) error {
 		bufferSize = uint32(buffer.HeaderSize + len(payload))
 	}
 
-	h := page[:buffer.HeaderSize]
-	le.PutUint32(h[0x00:], bufferSize)
-	le.PutUint32(h[0x04:], saved)
-	le.PutUint32(h[0x08:], current)
-	le.PutUint32(h[0x0C:], 0)
-	le.PutUint64(h[0x10:], uint64(spec.TimeStamp))
-	le.PutUint64(h[0x18:], uint64(spec.SequenceNumber))
-	le.PutUint64(h[0x20:], spec.ClockInfo)
-	if spec.ProcIndex {
-		le.PutUint16(h[0x28:], spec.CPU)
-	} else {
-		if spec.CPU > 0xFF {
-			return b.fail(fmt.Errorf("etltest: processor %d needs ProcIndex", spec.CPU))
-		}
-		h[0x28], h[0x29] = uint8(spec.CPU), spec.Alignment
+	h := buffer.Header{
+		BufferSize:     bufferSize,
+		SavedOffset:    saved,
+		CurrentOffset:  current,
+		TimeStamp:      spec.TimeStamp,
+		SequenceNumber: spec.SequenceNumber,
+		ClockInfo:      spec.ClockInfo,
+		ClientContext:  uint16(spec.Alignment)<<8 | spec.CPU,
+		LoggerId:       spec.LoggerId,
+		State:          state,
+		Offset:         offset,
+		BufferFlag:     flags,
+		BufferType:     spec.Type,
+		ReferenceTime:  spec.ReferenceTime,
 	}
-	le.PutUint16(h[0x2A:], spec.LoggerId)
-	le.PutUint32(h[0x2C:], uint32(state))
-	le.PutUint32(h[0x30:], offset)
-	le.PutUint16(h[0x34:], uint16(flags))
-	le.PutUint16(h[0x36:], uint16(spec.Type))
-	copy(h[0x38:0x48], spec.ReferenceTime[:])
+	if spec.ProcIndex {
+		h.ClientContext = spec.CPU
+	} else if spec.CPU > 0xFF {
+		return b.fail(fmt.Errorf("etltest: processor %d needs ProcIndex", spec.CPU))
+	}
+	h.Put(page)
 
 	var out []byte
 	if compressed {
 		// The records were already compressed into cbuf, so the page past
 		// the header is free to take the compressed bytes.
-		out = append(h, payload...)
+		out = append(page[:buffer.HeaderSize], payload...)
 	} else {
 		out = page[:size]
 		fillFF(b, out[used:])

@@ -2,26 +2,17 @@ package etltest
 
 import (
 	"math"
-	"unicode/utf16"
 
 	"github.com/google/uuid"
+
+	"github.com/etlkit/etlkit/header"
 )
 
 // UTF16Z encodes s as NUL-terminated UTF-16LE.
-func UTF16Z(s string) []byte { return appendUTF16(nil, s, true) }
+func UTF16Z(s string) []byte { return header.AppendUTF16(nil, s, true) }
 
 // AnsiZ encodes s as a NUL-terminated 8-bit string (its UTF-8 bytes).
 func AnsiZ(s string) []byte { return append([]byte(s), 0) }
-
-func appendUTF16(dst []byte, s string, nul bool) []byte {
-	for _, u := range utf16.Encode([]rune(s)) {
-		dst = append(dst, byte(u), byte(u>>8))
-	}
-	if nul {
-		dst = append(dst, 0, 0)
-	}
-	return dst
-}
 
 // SID encodes a Windows security identifier: revision, sub-authority count,
 // the 48-bit identifier authority big-endian, then the sub-authorities LE.
@@ -83,7 +74,7 @@ func (p *Payload) Ptr(size int, v uint64) *Payload {
 func (p *Payload) GUID(u uuid.UUID) *Payload { p.b = AppendGUID(p.b, u); return p }
 
 // UTF16Z appends a NUL-terminated UTF-16LE string.
-func (p *Payload) UTF16Z(s string) *Payload { p.b = appendUTF16(p.b, s, true); return p }
+func (p *Payload) UTF16Z(s string) *Payload { p.b = header.AppendUTF16(p.b, s, true); return p }
 
 // AnsiZ appends a NUL-terminated 8-bit string.
 func (p *Payload) AnsiZ(s string) *Payload { p.b = append(append(p.b, s...), 0); return p }
@@ -91,7 +82,7 @@ func (p *Payload) AnsiZ(s string) *Payload { p.b = append(append(p.b, s...), 0);
 // CountedUTF16 appends a u16 byte count then UTF-16LE without a terminator
 // (TraceLogging CountedString).
 func (p *Payload) CountedUTF16(s string) *Payload {
-	enc := appendUTF16(nil, s, false)
+	enc := header.AppendUTF16(nil, s, false)
 	p.U16(uint16(len(enc)))
 	p.b = append(p.b, enc...)
 	return p
@@ -106,7 +97,7 @@ func (p *Payload) Counted(b []byte) *Payload {
 }
 
 // SystemTime appends a 16-byte SYSTEMTIME.
-func (p *Payload) SystemTime(t SystemTime) *Payload { p.b = appendSystemTime(p.b, t); return p }
+func (p *Payload) SystemTime(t SystemTime) *Payload { p.b = t.Append(p.b); return p }
 
 // SID appends an encoded SID (see SID).
 func (p *Payload) SID(revision uint8, authority uint64, subAuthorities ...uint32) *Payload {

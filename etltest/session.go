@@ -39,38 +39,10 @@ const BuffersWrittenOffset = buffer.HeaderSize + header.SystemHeaderSize + 0x24
 // SystemTime is the Windows SYSTEMTIME structure, as header decodes it.
 type SystemTime = header.SystemTime
 
-func appendSystemTime(b []byte, t SystemTime) []byte {
-	for _, v := range [...]uint16{t.Year, t.Month, t.DayOfWeek, t.Day, t.Hour, t.Minute, t.Second, t.Milliseconds} {
-		b = le.AppendUint16(b, v)
-	}
-	return b
-}
-
 // TimeZone is TIME_ZONE_INFORMATION (172 bytes), as header decodes it.
 // Names longer than 32 UTF-16 units are cut when written; a name of exactly
 // 32 units has no terminator, as the fixed-size field allows.
 type TimeZone = header.TimeZone
-
-func appendTimeZone(b []byte, tz *TimeZone) []byte {
-	b = le.AppendUint32(b, uint32(tz.Bias))
-	b = appendFixedUTF16(b, tz.StandardName, 32)
-	b = appendSystemTime(b, tz.StandardDate)
-	b = le.AppendUint32(b, uint32(tz.StandardBias))
-	b = appendFixedUTF16(b, tz.DaylightName, 32)
-	b = appendSystemTime(b, tz.DaylightDate)
-	return le.AppendUint32(b, uint32(tz.DaylightBias))
-}
-
-// appendFixedUTF16 writes s as UTF-16LE into a field of n units: cut when
-// longer, zero-filled when shorter.
-func appendFixedUTF16(b []byte, s string, n int) []byte {
-	end := len(b) + 2*n
-	b = appendUTF16(b, s, false)
-	if len(b) > end {
-		b = b[:end]
-	}
-	return append(b, make([]byte, end-len(b))...)
-}
 
 // Session describes the trace session: the logfile header written as the
 // first record of the file, and the defaults for data buffers. Fields are
@@ -181,63 +153,49 @@ type LogfileHeader struct {
 // AppendRecord implements Record.
 func (h LogfileHeader) AppendRecord(dst []byte) ([]byte, error) {
 	s := h.Session
-	start := len(dst)
-	typ, ptr, size := uint8(0x02), 8, LogfileHeaderSize64
-	if s.Bits32 {
-		typ, ptr, size = 0x01, 4, LogfileHeaderSize32
-	}
 	version := s.HeaderVersion
 	if version == 0 {
 		version = 2
 	}
-	dst = le.AppendUint16(dst, version)
-	dst = append(dst, typ, 0xC0)
-	dst = le.AppendUint16(dst, 0) // size, patched below
-	dst = le.AppendUint16(dst, 0) // HookId 0: EventTrace group, Header type
-	dst = le.AppendUint32(dst, s.HeaderThreadId)
-	dst = le.AppendUint32(dst, s.HeaderProcessId)
-	dst = le.AppendUint64(dst, uint64(s.HeaderTimeStamp))
-	dst = le.AppendUint64(dst, 0) // kernel and user time
-
-	lh := len(dst)
 	written := h.BuffersWritten
 	if s.BuffersWritten != nil {
 		written = *s.BuffersWritten
 	}
-	dst = le.AppendUint32(dst, s.BufferSize)
-	dst = append(dst, s.OSMajor, s.OSMinor, s.SubVersion, s.SubMinorVersion)
-	dst = le.AppendUint32(dst, s.ProviderVersion)
-	dst = le.AppendUint32(dst, s.NumberOfProcessors)
-	dst = le.AppendUint64(dst, uint64(s.EndTime))
-	dst = le.AppendUint32(dst, s.TimerResolution)
-	dst = le.AppendUint32(dst, s.MaximumFileSize)
-	dst = le.AppendUint32(dst, s.LogFileMode)
-	dst = le.AppendUint32(dst, written)
-	dst = le.AppendUint32(dst, s.StartBuffers)
-	dst = le.AppendUint32(dst, s.pointerSize())
-	dst = le.AppendUint32(dst, s.EventsLost)
-	dst = le.AppendUint32(dst, s.CPUSpeedInMHz)
-	if ptr == 8 {
-		dst = le.AppendUint64(dst, s.TimerSource)
-		dst = le.AppendUint64(dst, s.PerfCounterSource)
-	} else {
-		dst = le.AppendUint32(dst, uint32(s.TimerSource))
-		dst = le.AppendUint32(dst, uint32(s.PerfCounterSource))
+	rec := header.SystemHeader{Version: version, ThreadId: s.HeaderThreadId, ProcessId: s.HeaderProcessId, SystemTime: s.HeaderTimeStamp}
+	lh := header.LogfileHeader{
+		BufferSize:         s.BufferSize,
+		MajorVersion:       s.OSMajor,
+		MinorVersion:       s.OSMinor,
+		SubVersion:         s.SubVersion,
+		SubMinorVersion:    s.SubMinorVersion,
+		ProviderVersion:    s.ProviderVersion,
+		NumberOfProcessors: s.NumberOfProcessors,
+		EndTime:            s.EndTime,
+		TimerResolution:    s.TimerResolution,
+		MaximumFileSize:    s.MaximumFileSize,
+		LogFileMode:        s.LogFileMode,
+		BuffersWritten:     written,
+		StartBuffers:       s.StartBuffers,
+		PointerSize:        s.pointerSize(),
+		EventsLost:         s.EventsLost,
+		CPUSpeedInMHz:      s.CPUSpeedInMHz,
+		LoggerNameField:    s.TimerSource,
+		LogFileNameField:   s.PerfCounterSource,
+		TimeZone:           s.TimeZone,
+		BootTime:           s.BootTime,
+		PerfFreq:           s.PerfFreq,
+		StartTime:          s.StartTime,
+		ReservedFlags:      s.ClockType,
+		BuffersLost:        s.BuffersLost,
+		LoggerName:         s.LoggerName,
+		LogFileName:        s.LogFileName,
+		Is64:               !s.Bits32,
 	}
-	dst = appendTimeZone(dst, &s.TimeZone)
-	// The 4-byte pad keeps BootTime 8-byte aligned; MOF calls the zone 176 bytes.
-	dst = append(dst, 0, 0, 0, 0)
-	dst = le.AppendUint64(dst, uint64(s.BootTime))
-	dst = le.AppendUint64(dst, uint64(s.PerfFreq))
-	dst = le.AppendUint64(dst, uint64(s.StartTime))
-	dst = le.AppendUint32(dst, s.ClockType)
-	dst = le.AppendUint32(dst, s.BuffersLost)
-	if len(dst)-lh != size {
-		panic(fmt.Sprintf("etltest: logfile header is 0x%x bytes, want 0x%x", len(dst)-lh, size))
+	out, err := header.AppendLogfileRecord(dst, &rec, &lh)
+	if err != nil {
+		return dst, fmt.Errorf("etltest: %w", err)
 	}
-	dst = appendUTF16(dst, s.LoggerName, true)
-	dst = appendUTF16(dst, s.LogFileName, true)
-	return patchSize(dst, start, 4)
+	return out, nil
 }
 
 func (h LogfileHeader) timeStamp() (int64, bool) { return h.Session.HeaderTimeStamp, true }
