@@ -95,7 +95,11 @@ func (d *dumper) dump() int {
 	case "activities":
 		d.activities()
 	default:
-		d.records()
+		if d.opts.format == "etl" {
+			d.writeETL()
+		} else {
+			d.records()
+		}
 	}
 	d.progress.finish()
 	if d.err == nil {

@@ -52,7 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitFatal
 	}
 	out := stdout
-	if opts.output != "" && opts.output != "-" {
+	if opts.output != "" && opts.output != "-" && opts.format != "etl" {
 		f, err := os.Create(opts.output)
 		if err != nil {
 			fmt.Fprintf(stderr, "etldump: -o %s: %v\n", opts.output, pathReason(err))

@@ -164,9 +164,9 @@ func parseOptions(args []string) (*options, *parser, error) {
 				o.window = w
 				return err
 			}},
-		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv or xml; text or json for --header, --stats and --activities",
-			set: oneOf(&o.format, "text, jsonl, csv, xml, or json for --header, --stats and --activities",
-				"text", "jsonl", "csv", "xml", "json")},
+		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv, xml, or etl (a new trace, with -o); text or json for --header, --stats and --activities",
+			set: oneOf(&o.format, "text, jsonl, csv, xml, etl, or json for --header, --stats and --activities",
+				"text", "jsonl", "csv", "xml", "json", "etl")},
 		{name: "manifest", arg: "PATH", help: "decode events with this instrumentation manifest (.man or .xml), or with every one in this directory (repeatable)",
 			set: func(v string) error { o.manifests = append(o.manifests, v); return nil }},
 		{name: "message", help: "with --format text: print the event's message with its %1...%n filled in place of the fields, for events whose manifest gives one",
@@ -205,6 +205,9 @@ func (o *options) check() error {
 	}
 	if o.order == "sorted" && o.window == (window{}) {
 		return usagef("--order sorted needs --window DURATION|COUNT (for example --window 2s or --window 100000)")
+	}
+	if err := o.checkETL(); err != nil {
+		return err
 	}
 	switch o.view {
 	case "header", "stats", "activities":

@@ -1,0 +1,621 @@
+// Package etlsink writes Windows ETW trace logs (.etl): the records of one
+// or more traces, all of them or those a filter kept, copied byte for byte
+// into a new trace that readers, Windows' own included, open as they open
+// one written by ETW.
+//
+// A Writer lays the trace out as ETW does. The first buffer is the header
+// buffer (type HEADER, sequence number 0): the logfile-header record that
+// describes the new file, then the records given to WriteHeaderRecord (the
+// EventTrace events a session logs at its start). Every other record goes
+// to the buffer of the processor that logged it, one open buffer per
+// processor, each record 8-byte aligned and padded with zeros, the unused
+// tail of a buffer filled with 0xFF. A full buffer is written with the next
+// sequence number, its processor, its Offset and SavedOffset at the end of
+// its records and its TimeStamp at its latest record, so that a reader that
+// merges the processors' streams by time gets the records back in the order
+// they were written.
+//
+// Memory stays bounded: one buffer per processor being written, within
+// Options.MemoryLimit. The output must be an io.WriteSeeker (a file):
+// Close goes back to the header buffer to record how many buffers were
+// written and when the trace ends.
+package etlsink
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/record"
+)
+
+// DefaultMemoryLimit bounds the bytes of the buffers a Writer holds open
+// when Options.MemoryLimit is 0: 1024 processors of 64 KiB buffers.
+const DefaultMemoryLimit = 64 << 20
+
+// Options tunes a Writer. The zero value is ready to use.
+type Options struct {
+	// MemoryLimit bounds the bytes of the buffers held open at a time, one
+	// per processor being written. When opening one more would pass it,
+	// the buffer written to least recently is written out first, part
+	// full, as ETW flushes a buffer on a timer. One buffer is always
+	// allowed.
+	MemoryLimit int
+}
+
+// ErrClosed is returned by a Writer used after Close.
+var ErrClosed = errors.New("etlsink: writer is closed")
+
+// RecordError reports a record the Writer cannot place. The Writer stays
+// usable: the record is left out and the next one is written.
+type RecordError struct {
+	HeaderType header.Type
+	Processor  uint16
+	Size       int
+	Reason     string
+}
+
+func (e *RecordError) Error() string {
+	return fmt.Sprintf("etlsink: %v record of %d bytes on processor %d: %s", e.HeaderType, e.Size, e.Processor, e.Reason)
+}
+
+// Stats counts what a Writer wrote.
+type Stats struct {
+	Buffers       int   // buffers written, the header buffer included
+	Bytes         int64 // bytes written
+	Records       int   // records written, the logfile-header record not included
+	HeaderRecords int   // of Records, those in the header buffer
+	// Replaced counts the input logfile-header records Copy met: the
+	// Writer writes its own in their place.
+	Replaced int
+}
+
+// Writer writes one trace. Its methods are not safe for use by several
+// goroutines at a time.
+type Writer struct {
+	out   io.WriteSeeker
+	base  int64 // where the trace starts in out
+	pos   int64 // bytes written since base
+	size  int   // buffer size
+	limit int
+	err   error // the first write error; it ends the trace
+	done  bool  // Close was called
+
+	lh      header.LogfileHeader
+	rec     header.SystemHeader // the fields of the logfile-header record's own header
+	recLen  int                 // size of the logfile-header record
+	endTime bool                // EndTime is worked out at Close
+	clock   header.Clock
+	single  bool // EVENT_TRACE_NO_PER_PROCESSOR_BUFFERING: one stream
+
+	hdr     stream // the header buffer
+	hdrSet  bool   // its processor is settled
+	hdrDone bool   // it is written; records go to the streams
+	adopted bool
+	streams []*stream // by processor, or just [0] when single
+	open    int       // streams holding a page
+	// Buffers are written on a goroutine of their own, so that the copy
+	// into the file overlaps the reading of the next records: pages go
+	// out on queue and come back on back.
+	queue    chan *page
+	back     chan *page
+	finished chan struct{}
+	outErr   atomic.Pointer[error]
+	seq      int64
+	tick     uint64
+	maxCPU   int
+	latest   int64 // the latest raw timestamp written
+	anyTime  bool
+	stats    Stats
+	fillFrom []byte // 0xFF, to refill pages
+}
+
+// page is the storage of one buffer. Past dirty it holds 0xFF only, so a
+// buffer is finished by refilling what lies between its end and dirty.
+type page struct {
+	b     []byte
+	dirty int
+	keep  bool // the header buffer's: not handed back for reuse
+}
+
+// inFlight is how many written buffers may wait for the output at a time.
+const inFlight = 4
+
+// stream is the open buffer of one processor (or the header buffer).
+type stream struct {
+	p       *page
+	used    int
+	cpu     uint16
+	index   bool  // the processor is stored as a 16-bit index (PROC_INDEX)
+	ts      int64 // the buffer's TimeStamp
+	inherit bool  // ts was set by a record that takes its time from the buffer
+	records int
+	last    uint64 // when it was written to last, for the memory limit
+}
+
+// NewWriter starts a trace on out, at out's current position, described by
+// h: the logfile header of an input (etl.Reader.Header) or of several
+// (SessionFor). The logfile-header record is written with h's fields but
+// for these, which describe the new file:
+//
+//   - BufferSize: h.BufferSize rounded up to a multiple of 8, and raised
+//     when the logfile-header record would not fit in a buffer; at most
+//     buffer.MaxSessionBufferSize.
+//   - LogFileMode: the bits of circular, appending, new-file, preallocated,
+//     real-time, delayed-open, in-memory and compressed sessions (and the
+//     hybrid-shutdown ones) cleared; FILE_MODE_SEQUENTIAL and RELOG_MODE
+//     set. The output is never compressed.
+//   - BuffersWritten: the buffers written, the header buffer included.
+//   - EndTime: h.EndTime, or when it is 0 the time of the latest record.
+//   - NumberOfProcessors: raised to cover every processor written, unless
+//     the session has no per-processor buffering.
+//   - The log-format version (SubVersion.SubMinorVersion) 1.5 when h gives 0.0.
+//   - The 32-bit form (SYSTEM32, 0x110 bytes) when h.HeaderType is
+//     SYSTEM32, otherwise the 64-bit form.
+//
+// The clock fields (ReservedFlags, PerfFreq, CPUSpeedInMHz, StartTime) and
+// h.RawTimeStamp, the record's own timestamp, are written as given, so the
+// records' raw timestamps convert to the times they had.
+func NewWriter(out io.WriteSeeker, h *etl.Header, opts Options) (*Writer, error) {
+	base, err := out.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, fmt.Errorf("etlsink: the output cannot seek: %w", err)
+	}
+	w := &Writer{out: out, base: base, limit: opts.MemoryLimit, maxCPU: -1}
+	if w.limit <= 0 {
+		w.limit = DefaultMemoryLimit
+	}
+	w.lh = h.LogfileHeader
+	lh := &w.lh
+	lh.Is64 = h.HeaderType != header.TypeSystem32
+	if lh.PointerSize == 0 {
+		lh.PointerSize = 8
+		if !lh.Is64 {
+			lh.PointerSize = 4
+		}
+	}
+	if lh.SubVersion == 0 && lh.SubMinorVersion == 0 {
+		lh.SubVersion, lh.SubMinorVersion = 1, 5
+	}
+	lh.Version = uint32(lh.MajorVersion) | uint32(lh.MinorVersion)<<8 | uint32(lh.SubVersion)<<16 | uint32(lh.SubMinorVersion)<<24
+	lh.LogFileMode = lh.LogFileMode&^modeDropped | header.ModeFileSequential | header.ModeRelog
+	w.single = lh.LogFileMode&header.ModeNoPerProcessorBuffering != 0
+	w.endTime = lh.EndTime == 0
+	w.rec = header.SystemHeader{Version: 2, ThreadId: h.ThreadId, ProcessId: h.ProcessId, SystemTime: h.RawTimeStamp}
+	rec, err := header.AppendLogfileRecord(nil, &w.rec, lh)
+	if err != nil {
+		return nil, fmt.Errorf("etlsink: %w", err)
+	}
+	w.recLen = len(rec)
+	size := header.Align(int(lh.BufferSize))
+	if need := buffer.HeaderSize + header.Align(w.recLen); size < need {
+		size = roundPage(need)
+	}
+	if size > buffer.MaxSessionBufferSize {
+		return nil, fmt.Errorf("etlsink: buffer size 0x%x is larger than ETW's 0x%x", lh.BufferSize, buffer.MaxSessionBufferSize)
+	}
+	w.size = size
+	lh.BufferSize = uint32(size)
+	w.clock = header.NewClock(lh, h.RawTimeStamp)
+	w.hdr.p = w.newPage()
+	w.hdr.p.keep = true
+	w.hdr.used = buffer.HeaderSize + header.Align(w.recLen)
+	w.queue = make(chan *page, inFlight)
+	w.back = make(chan *page, inFlight+2)
+	w.finished = make(chan struct{})
+	go w.output()
+	return w, nil
+}
+
+// output writes the pages of the queue in order, until it is closed. After
+// an error it only hands the pages back.
+func (w *Writer) output() {
+	defer close(w.finished)
+	failed := false
+	for p := range w.queue {
+		if !failed {
+			if _, err := w.out.Write(p.b); err != nil {
+				err = fmt.Errorf("etlsink: writing the trace: %w", err)
+				w.outErr.Store(&err)
+				failed = true
+			}
+		}
+		if !p.keep {
+			select {
+			case w.back <- p:
+			default: // enough pages wait for reuse; the collector takes this one
+			}
+		}
+	}
+}
+
+// modeDropped are the LogFileMode bits that say how a session wrote or
+// delivered its buffers, which a file written afterwards does not share
+// (EVENT_TRACE_STOP_ON_HYBRID_SHUTDOWN and PERSIST_ON_HYBRID_SHUTDOWN are
+// 0x00400000 and 0x00800000; Windows clears them in files too).
+const modeDropped = header.ModeFileCircular | header.ModeFileAppend | header.ModeFileNewFile |
+	header.ModeFilePrealloc | header.ModeRealTime | header.ModeDelayOpenFile | header.ModeBuffering |
+	header.ModeCompressed | 0x00400000 | 0x00800000
+
+// roundPage rounds a buffer size that had to be raised up to 4 KiB, the
+// granularity of the sizes ETW allocates.
+func roundPage(n int) int { return (n + 0xFFF) &^ 0xFFF }
+
+// BufferSize is the size of every buffer the Writer writes.
+func (w *Writer) BufferSize() int { return w.size }
+
+// Stats returns what has been written so far.
+func (w *Writer) Stats() Stats { return w.stats }
+
+// Write adds a record to the buffer of its processor: r.Raw as it is, in
+// a buffer whose processor number and PROC_INDEX flag are r's
+// (r.ProcessorNumber, r.Flags&header.FlagProcessorIndex). Records of one
+// processor must come in the order a reader is to deliver them; across
+// processors any interleaving will do. A record that takes its time from
+// its buffer (a WPP message without a timestamp, ERROR, TIMED, WNODE) gets
+// a buffer whose TimeStamp is r.RawTimeStamp.
+//
+// The first Write ends the header buffer: it is written then, and
+// WriteHeaderRecord puts its records on the streams from there on.
+func (w *Writer) Write(r *record.Record) error {
+	if err := w.check(r); err != nil {
+		return err
+	}
+	return w.write(r)
+}
+
+func (w *Writer) write(r *record.Record) error {
+	if !w.hdrDone {
+		if err := w.writeHeaderBuffer(); err != nil {
+			return err
+		}
+	}
+	cpu := r.ProcessorNumber
+	s := w.stream(cpu)
+	index, ts, inherit := r.Flags&header.FlagProcessorIndex != 0, r.RawTimeStamp, inheritsTime(r)
+	if s.p != nil && !s.fits(len(r.Raw), cpu, index, ts, inherit, w.size) {
+		w.flush(s, false)
+	}
+	if s.p == nil {
+		w.openStream(s, cpu, index)
+	}
+	w.tick++
+	s.last = w.tick
+	w.put(s, r.Raw, ts, inherit)
+	return w.err
+}
+
+// WriteHeaderRecord adds a record to the header buffer, after the
+// logfile-header record: where a session's first EventTrace events go.
+// The header buffer takes the processor and PROC_INDEX flag of its first
+// record. A record that cannot join it (the header buffer is written
+// already or full, or the record has another processor, or another time
+// to take from the buffer) goes to its processor's stream, as by Write.
+func (w *Writer) WriteHeaderRecord(r *record.Record) error {
+	if err := w.check(r); err != nil {
+		return err
+	}
+	if w.hdrDone {
+		return w.write(r)
+	}
+	cpu, index, ts, inherit := r.ProcessorNumber, r.Flags&header.FlagProcessorIndex != 0, r.RawTimeStamp, inheritsTime(r)
+	if !w.hdrSet {
+		w.hdr.cpu, w.hdr.index, w.hdrSet = cpu, index, true
+	}
+	if !w.hdr.fits(len(r.Raw), cpu, index, ts, inherit, w.size) {
+		return w.write(r)
+	}
+	w.put(&w.hdr, r.Raw, ts, inherit)
+	w.stats.HeaderRecords++
+	return w.err
+}
+
+// Copy adds a record read from src, placed where src had it: src's
+// logfile-header record is not copied (the Writer writes its own; when it
+// is the record h was taken from, its processor and its own header fields
+// are kept), the other records of src's header buffer go to the header
+// buffer (WriteHeaderRecord), and the rest to their processors' streams
+// (Write).
+func (w *Writer) Copy(r *record.Record, src *etl.Reader) error {
+	if r.BufferIndex != 0 || src.Header().RealTimeBackup != nil {
+		return w.Write(r)
+	}
+	if isLogfileHeader(r) {
+		if w.err != nil || w.done {
+			return w.fault()
+		}
+		w.stats.Replaced++
+		w.adopt(r)
+		return nil
+	}
+	return w.WriteHeaderRecord(r)
+}
+
+// isLogfileHeader reports the record a reader takes a trace's logfile
+// header from: the first record of the first buffer, SYSTEM with HookId 0.
+func isLogfileHeader(r *record.Record) bool {
+	return (r.HeaderType == header.TypeSystem32 || r.HeaderType == header.TypeSystem64) &&
+		r.HookId == 0 && r.BufferIndex == 0 && r.BufferOffset == buffer.HeaderSize
+}
+
+// adopt keeps what the logfile-header record r says beyond the logfile
+// header itself, when it is the one the Writer's header was taken from.
+func (w *Writer) adopt(r *record.Record) {
+	if w.adopted || w.hdrDone || r.RawTimeStamp != w.rec.SystemTime ||
+		r.ThreadId != w.rec.ThreadId || r.ProcessId != w.rec.ProcessId {
+		return
+	}
+	sh, err := header.ParseSystemHeader(r.Raw)
+	if err != nil {
+		return
+	}
+	w.adopted = true
+	w.rec.Version, w.rec.KernelTime, w.rec.UserTime = sh.Version, sh.KernelTime, sh.UserTime
+	if w.hdr.records == 0 {
+		w.hdr.cpu, w.hdr.index, w.hdrSet = r.ProcessorNumber, r.Flags&header.FlagProcessorIndex != 0, true
+	}
+}
+
+// check refuses what cannot be written at all.
+func (w *Writer) check(r *record.Record) error {
+	if w.err != nil || w.done {
+		return w.fault()
+	}
+	n := len(r.Raw)
+	fail := func(reason string) error {
+		return &RecordError{HeaderType: r.HeaderType, Processor: r.ProcessorNumber, Size: n, Reason: reason}
+	}
+	switch {
+	case n < header.MarkerSize:
+		return fail("too short to be a record")
+	case n > header.MaxRecordSize:
+		return fail("larger than a record can be")
+	case n > w.size-buffer.HeaderSize:
+		return fail(fmt.Sprintf("does not fit in a 0x%x-byte buffer", w.size))
+	case r.ProcessorNumber > buffer.ProcessorIndexMask:
+		return fail("the processor number does not fit in a buffer header")
+	case r.ProcessorNumber > 0xFF && r.Flags&header.FlagProcessorIndex == 0:
+		return fail("a processor above 255 needs a 16-bit processor index")
+	}
+	return nil
+}
+
+func (w *Writer) fault() error {
+	if w.err != nil {
+		return w.err
+	}
+	return ErrClosed
+}
+
+// inheritsTime reports a record that has no timestamp of its own: a reader
+// gives it its buffer's TimeStamp.
+func inheritsTime(r *record.Record) bool {
+	switch r.HeaderType {
+	case header.TypeMessage:
+		return r.Message.OptionFlags&header.MessageTimestamp == 0
+	case header.TypeError, header.TypeTimed, header.TypeWnode:
+		return true
+	}
+	return false
+}
+
+func (w *Writer) stream(cpu uint16) *stream {
+	i := int(cpu)
+	if w.single {
+		i = 0
+	}
+	if i >= len(w.streams) {
+		w.streams = append(w.streams, make([]*stream, i+1-len(w.streams))...)
+	}
+	s := w.streams[i]
+	if s == nil {
+		s = &stream{}
+		w.streams[i] = s
+	}
+	return s
+}
+
+// fits reports whether a record of n bytes, of processor cpu, can join the
+// open buffer of s.
+func (s *stream) fits(n int, cpu uint16, index bool, ts int64, inherit bool, size int) bool {
+	return s.used+n <= size && s.cpu == cpu && s.index == index && !(inherit && s.inherit && s.ts != ts)
+}
+
+// put appends raw to the open buffer of s, zero-padded to 8 bytes.
+func (w *Writer) put(s *stream, raw []byte, ts int64, inherit bool) {
+	p := s.p
+	end := s.used + copy(p.b[s.used:], raw)
+	next := header.Align(end)
+	clear(p.b[end:next])
+	s.used = next
+	p.dirty = max(p.dirty, next)
+	switch {
+	case inherit:
+		s.ts, s.inherit = ts, true
+	case s.inherit:
+	case s.records == 0 || ts > s.ts:
+		s.ts = ts
+	}
+	s.records++
+	if !w.anyTime || ts > w.latest {
+		w.latest, w.anyTime = ts, true
+	}
+	w.stats.Records++
+}
+
+func (w *Writer) newPage() *page {
+	select {
+	case p := <-w.back:
+		return p
+	default:
+	}
+	p := &page{b: make([]byte, w.size), dirty: buffer.HeaderSize}
+	fill(p.b[buffer.HeaderSize:], w.ones())
+	return p
+}
+
+// ones returns a slice of 0xFF bytes to fill from.
+func (w *Writer) ones() []byte {
+	if w.fillFrom == nil {
+		w.fillFrom = make([]byte, 64<<10)
+		for i := range w.fillFrom {
+			w.fillFrom[i] = 0xFF
+		}
+	}
+	return w.fillFrom
+}
+
+func fill(b, from []byte) {
+	for len(b) > 0 {
+		b = b[copy(b, from):]
+	}
+}
+
+// openStream gives s an empty buffer for processor cpu, first writing out
+// the least recently used one when the memory limit asks for it.
+func (w *Writer) openStream(s *stream, cpu uint16, index bool) {
+	if w.open > 0 && (w.open+1)*w.size > w.limit {
+		var oldest *stream
+		for _, o := range w.streams {
+			if o != nil && o.p != nil && (oldest == nil || o.last < oldest.last) {
+				oldest = o
+			}
+		}
+		w.flush(oldest, false)
+	}
+	*s = stream{p: w.newPage(), used: buffer.HeaderSize, cpu: cpu, index: index}
+	w.open++
+	w.maxCPU = max(w.maxCPU, int(cpu))
+}
+
+// flush writes the open buffer of s and hands its page back; last marks
+// the final buffer of the stream (FLUSH_MARKER, as ETW sets it).
+func (w *Writer) flush(s *stream, last bool) {
+	h := buffer.Header{
+		BufferSize:     uint32(w.size),
+		SavedOffset:    uint32(s.used),
+		CurrentOffset:  uint32(s.used),
+		TimeStamp:      s.ts,
+		SequenceNumber: w.seq + 1,
+		State:          buffer.StateFlush,
+		Offset:         uint32(s.used),
+		BufferType:     buffer.TypeGeneric,
+	}
+	if last {
+		h.BufferFlag |= buffer.FlagFlushMarker
+	}
+	h.SetProcessor(s.cpu, s.index)
+	w.emit(s, &h)
+	w.seq++
+	s.p = nil
+	w.open--
+}
+
+// emit finishes the page of s under header h and writes it.
+func (w *Writer) emit(s *stream, h *buffer.Header) {
+	p := s.p
+	h.Put(p.b)
+	if p.dirty > s.used {
+		fill(p.b[s.used:p.dirty], w.ones())
+	}
+	p.dirty = s.used
+	w.stats.Buffers++
+	w.pos += int64(len(p.b))
+	w.stats.Bytes += int64(len(p.b))
+	if e := w.outErr.Load(); e != nil && w.err == nil {
+		w.err = *e
+	}
+	w.queue <- p
+}
+
+// headerBuffer is the WMI_BUFFER_HEADER of the header buffer.
+func (w *Writer) headerBuffer() buffer.Header {
+	h := buffer.Header{
+		BufferSize:    uint32(w.size),
+		SavedOffset:   uint32(w.hdr.used),
+		CurrentOffset: uint32(w.hdr.used),
+		State:         buffer.StateFlush,
+		Offset:        uint32(w.hdr.used),
+		BufferFlag:    buffer.FlagFlushMarker,
+		BufferType:    buffer.TypeHeader,
+	}
+	if w.hdr.inherit {
+		h.TimeStamp = w.hdr.ts
+	}
+	h.SetProcessor(w.hdr.cpu, w.hdr.index)
+	return h
+}
+
+// putLogfileRecord encodes the logfile-header record into the header page.
+func (w *Writer) putLogfileRecord() {
+	b, err := header.AppendLogfileRecord(w.hdr.p.b[buffer.HeaderSize:buffer.HeaderSize], &w.rec, &w.lh)
+	if err != nil || len(b) != w.recLen {
+		// The names, the only variable part, have not changed since NewWriter.
+		panic(fmt.Sprintf("etlsink: logfile-header record changed size: %d, want %d (%v)", len(b), w.recLen, err))
+	}
+	clear(w.hdr.p.b[buffer.HeaderSize+w.recLen : buffer.HeaderSize+header.Align(w.recLen)])
+}
+
+// writeHeaderBuffer writes the header buffer where the trace starts; Close
+// writes its logfile-header record again with the final counts.
+func (w *Writer) writeHeaderBuffer() error {
+	w.hdrDone = true
+	w.putLogfileRecord()
+	h := w.headerBuffer()
+	w.emit(&w.hdr, &h)
+	return w.err
+}
+
+// Close writes every open buffer, the last of each stream marked
+// FLUSH_MARKER, then goes back to the logfile-header record to write the
+// number of buffers, the end time and the number of processors, and leaves
+// out positioned after the trace. It does not close out.
+func (w *Writer) Close() error {
+	if w.done {
+		return w.fault()
+	}
+	w.done = true
+	if !w.hdrDone {
+		w.writeHeaderBuffer()
+	}
+	for _, s := range w.streams {
+		if s != nil && s.p != nil {
+			w.flush(s, true)
+		}
+	}
+	close(w.queue)
+	<-w.finished
+	if e := w.outErr.Load(); e != nil && w.err == nil {
+		w.err = *e
+	}
+	if w.err != nil {
+		return w.err
+	}
+	w.lh.BuffersWritten = uint32(w.stats.Buffers)
+	if w.endTime {
+		w.lh.EndTime = w.lh.StartTime
+		if w.anyTime {
+			w.lh.EndTime = max(w.clock.FileTime(w.latest), w.lh.StartTime)
+		}
+	}
+	if !w.single && w.maxCPU >= 0 {
+		w.lh.NumberOfProcessors = max(w.lh.NumberOfProcessors, uint32(w.maxCPU)+1)
+	}
+	w.putLogfileRecord()
+	if _, err := w.out.Seek(w.base+buffer.HeaderSize, io.SeekStart); err != nil {
+		w.err = fmt.Errorf("etlsink: going back to the header: %w", err)
+		return w.err
+	}
+	if _, err := w.out.Write(w.hdr.p.b[buffer.HeaderSize : buffer.HeaderSize+w.recLen]); err != nil {
+		w.err = fmt.Errorf("etlsink: writing the header: %w", err)
+		return w.err
+	}
+	if _, err := w.out.Seek(w.base+w.pos, io.SeekStart); err != nil {
+		w.err = fmt.Errorf("etlsink: returning to the end: %w", err)
+	}
+	return w.err
+}
