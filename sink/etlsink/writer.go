@@ -98,13 +98,15 @@ type Writer struct {
 	adopted bool
 	streams []*stream // by processor, or just [0] when single
 	open    int       // streams holding a page
-	// Buffers are written on a goroutine of their own, so that the copy
-	// into the file overlaps the reading of the next records: pages go
-	// out on queue and come back on back.
+	// Past the first asyncAfter bytes, buffers are written on a goroutine
+	// of their own, so that the copy into the file overlaps the reading of
+	// the next records: pages go out on queue and come back on back.
+	// Before, they are written at once and kept in spare.
 	queue    chan *page
 	back     chan *page
 	finished chan struct{}
 	outErr   atomic.Pointer[error]
+	spare    []*page
 	seq      int64
 	tick     uint64
 	maxCPU   int
@@ -124,6 +126,12 @@ type page struct {
 
 // inFlight is how many written buffers may wait for the output at a time.
 const inFlight = 4
+
+// asyncAfter is where a trace is large enough for writing on a goroutine
+// of its own to pay: below it, handing each buffer over between threads
+// costs more than the copy it overlaps (and small traces are many, in
+// tests and fuzzing).
+const asyncAfter = 4 << 20
 
 // stream is the open buffer of one processor (or the header buffer).
 type stream struct {
@@ -204,11 +212,35 @@ func NewWriter(out io.WriteSeeker, h *etl.Header, opts Options) (*Writer, error)
 	w.hdr.p = w.newPage()
 	w.hdr.p.keep = true
 	w.hdr.used = buffer.HeaderSize + header.Align(w.recLen)
-	w.queue = make(chan *page, inFlight)
-	w.back = make(chan *page, inFlight+2)
-	w.finished = make(chan struct{})
-	go w.output()
 	return w, nil
+}
+
+// send writes out a finished page: at once, or on the output goroutine
+// once the trace has grown past asyncAfter.
+func (w *Writer) send(p *page) {
+	if w.queue == nil && w.pos >= asyncAfter && w.err == nil {
+		w.queue = make(chan *page, inFlight)
+		w.back = make(chan *page, inFlight+2)
+		w.finished = make(chan struct{})
+		go w.output()
+	}
+	w.pos += int64(len(p.b))
+	w.stats.Bytes += int64(len(p.b))
+	if w.queue != nil {
+		if e := w.outErr.Load(); e != nil && w.err == nil {
+			w.err = *e
+		}
+		w.queue <- p
+		return
+	}
+	if w.err == nil {
+		if _, err := w.out.Write(p.b); err != nil {
+			w.err = fmt.Errorf("etlsink: writing the trace: %w", err)
+		}
+	}
+	if !p.keep {
+		w.spare = append(w.spare, p)
+	}
 }
 
 // output writes the pages of the queue in order, until it is closed. After
@@ -448,8 +480,13 @@ func (w *Writer) put(s *stream, raw []byte, ts int64, inherit bool) {
 }
 
 func (w *Writer) newPage() *page {
+	if n := len(w.spare); n > 0 {
+		p := w.spare[n-1]
+		w.spare = w.spare[:n-1]
+		return p
+	}
 	select {
-	case p := <-w.back:
+	case p := <-w.back: // nil until the output goroutine starts
 		return p
 	default:
 	}
@@ -524,12 +561,7 @@ func (w *Writer) emit(s *stream, h *buffer.Header) {
 	}
 	p.dirty = s.used
 	w.stats.Buffers++
-	w.pos += int64(len(p.b))
-	w.stats.Bytes += int64(len(p.b))
-	if e := w.outErr.Load(); e != nil && w.err == nil {
-		w.err = *e
-	}
-	w.queue <- p
+	w.send(p)
 }
 
 // headerBuffer is the WMI_BUFFER_HEADER of the header buffer.
@@ -587,10 +619,12 @@ func (w *Writer) Close() error {
 			w.flush(s, true)
 		}
 	}
-	close(w.queue)
-	<-w.finished
-	if e := w.outErr.Load(); e != nil && w.err == nil {
-		w.err = *e
+	if w.queue != nil {
+		close(w.queue)
+		<-w.finished
+		if e := w.outErr.Load(); e != nil && w.err == nil {
+			w.err = *e
+		}
 	}
 	if w.err != nil {
 		return w.err
