@@ -22,6 +22,7 @@
 package etlsink
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -462,9 +463,16 @@ func (w *Writer) put(s *stream, raw []byte, ts int64, inherit bool) {
 	p := s.p
 	end := s.used + copy(p.b[s.used:], raw)
 	next := header.Align(end)
-	clear(p.b[end:next])
+	if end+8 <= len(p.b) {
+		// One store zeroes the padding; what it writes past it is written
+		// over by the next record or refilled with 0xFF at the flush.
+		binary.LittleEndian.PutUint64(p.b[end:], 0)
+		p.dirty = max(p.dirty, end+8)
+	} else {
+		clear(p.b[end:next])
+		p.dirty = max(p.dirty, next)
+	}
 	s.used = next
-	p.dirty = max(p.dirty, next)
 	switch {
 	case inherit:
 		s.ts, s.inherit = ts, true
