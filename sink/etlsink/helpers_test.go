@@ -126,6 +126,30 @@ func relog(t testing.TB, keep func(*record.Record) bool, opts etlsink.Options, t
 	return out.b, w.Stats()
 }
 
+// relogFileOrder writes a single trace from file order, as etldump does
+// when SessionFor finds its streams in sequence order. It reports false
+// when they are not.
+func relogFileOrder(t testing.TB, in []byte) ([]byte, bool) {
+	t.Helper()
+	rd, err := etl.NewReader(bytes.NewReader(in), int64(len(in)))
+	require.NoError(t, err)
+	s, err := etlsink.SessionFor(etlsink.Input{Name: "in", Reader: rd})
+	require.NoError(t, err)
+	if !s.StreamOrder {
+		return nil, false
+	}
+	var out memFile
+	w, err := etlsink.NewWriter(&out, &s.Header, etlsink.Options{})
+	require.NoError(t, err)
+	for r, err := range rd.Records() {
+		if err == nil {
+			require.NoError(t, w.Copy(r, rd))
+		}
+	}
+	require.NoError(t, w.Close())
+	return out.b, true
+}
+
 // expected is what relog should write: the records of the traces in time
 // order, but for the logfile-header records, which the Writer replaces.
 func expected(t testing.TB, keep func(*record.Record) bool, traces ...[]byte) []rec {

@@ -59,6 +59,12 @@ func TestSamplesRoundTrip(t *testing.T) {
 				w := requireWalkAgrees(t, out, want)
 				assert.Equal(t, st.Buffers, w.buffers)
 				if keep == nil {
+					if out, ok := relogFileOrder(t, in); ok {
+						_, _, got, errs := readTrace(t, out)
+						require.Zero(t, errs)
+						requireSameRecords(t, want, got)
+						requireWalkAgrees(t, out, want)
+					}
 					rd, err := etl.NewReader(bytes.NewReader(in), int64(len(in)))
 					require.NoError(t, err)
 					if rd.Header().RealTimeBackup == nil {
