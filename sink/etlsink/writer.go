@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 
 	"github.com/etlkit/etlkit/buffer"
@@ -101,12 +102,12 @@ type Writer struct {
 	open    int       // streams holding a page
 	// Past the first asyncAfter bytes, buffers are written on a goroutine
 	// of their own, so that the copy into the file overlaps the reading of
-	// the next records: pages go out on queue and come back on back.
-	// Before, they are written at once and kept in spare.
+	// the next records: pages go out on queue and come back to spare once
+	// written. Before, they are written at once.
 	queue    chan *page
-	back     chan *page
 	finished chan struct{}
 	outErr   atomic.Pointer[error]
+	spareMu  sync.Mutex
 	spare    []*page
 	seq      int64
 	tick     uint64
@@ -221,7 +222,6 @@ func NewWriter(out io.WriteSeeker, h *etl.Header, opts Options) (*Writer, error)
 func (w *Writer) send(p *page) {
 	if w.queue == nil && w.pos >= asyncAfter && w.err == nil {
 		w.queue = make(chan *page, inFlight)
-		w.back = make(chan *page, inFlight+2)
 		w.finished = make(chan struct{})
 		go w.output()
 	}
@@ -239,9 +239,7 @@ func (w *Writer) send(p *page) {
 			w.err = fmt.Errorf("etlsink: writing the trace: %w", err)
 		}
 	}
-	if !p.keep {
-		w.spare = append(w.spare, p)
-	}
+	w.release(p)
 }
 
 // output writes the pages of the queue in order, until it is closed. After
@@ -252,18 +250,26 @@ func (w *Writer) output() {
 	for p := range w.queue {
 		if !failed {
 			if _, err := w.out.Write(p.b); err != nil {
-				err = fmt.Errorf("etlsink: writing the trace: %w", err)
-				w.outErr.Store(&err)
+				werr := fmt.Errorf("etlsink: writing the trace: %w", err)
+				w.outErr.Store(&werr)
 				failed = true
 			}
 		}
-		if !p.keep {
-			select {
-			case w.back <- p:
-			default: // enough pages wait for reuse; the collector takes this one
-			}
-		}
+		w.release(p)
 	}
+}
+
+// release keeps a written page for reuse. The pages are those open, at
+// most inFlight queued and one being written, and those back here: a new
+// one is made only when all the others are in use, so their number stays
+// bounded without anyone waiting for a page.
+func (w *Writer) release(p *page) {
+	if p.keep {
+		return
+	}
+	w.spareMu.Lock()
+	w.spare = append(w.spare, p)
+	w.spareMu.Unlock()
 }
 
 // modeDropped are the LogFileMode bits that say how a session wrote or
@@ -488,16 +494,14 @@ func (w *Writer) put(s *stream, raw []byte, ts int64, inherit bool) {
 }
 
 func (w *Writer) newPage() *page {
+	w.spareMu.Lock()
 	if n := len(w.spare); n > 0 {
 		p := w.spare[n-1]
 		w.spare = w.spare[:n-1]
+		w.spareMu.Unlock()
 		return p
 	}
-	select {
-	case p := <-w.back: // nil until the output goroutine starts
-		return p
-	default:
-	}
+	w.spareMu.Unlock()
 	p := &page{b: make([]byte, w.size), dirty: buffer.HeaderSize}
 	fill(p.b[buffer.HeaderSize:], w.ones())
 	return p
