@@ -375,3 +375,36 @@ func TestFilteredKeepsTraceDescribing(t *testing.T) {
 	requireSameRecords(t, want, got)
 	requireWalkAgrees(t, out, want)
 }
+
+// Past the first megabytes buffers are written on a goroutine of their
+// own; an error there ends the trace all the same.
+func TestWriteErrorOnTheOutputGoroutine(t *testing.T) {
+	var in bytes.Buffer
+	_, err := etltest.WriteBenchmarkTrace(&in, 12<<20, 4)
+	require.NoError(t, err)
+	rd, err := etl.NewReader(bytes.NewReader(in.Bytes()), int64(in.Len()))
+	require.NoError(t, err)
+	for _, limit := range []int{8 << 20, 64 << 20} {
+		out := &failAfter{n: limit}
+		w, err := etlsink.NewWriter(out, rd.Header(), etlsink.Options{})
+		require.NoError(t, err)
+		var werr error
+		for r, err := range rd.Records() {
+			require.NoError(t, err)
+			if werr = w.Copy(r, rd); werr != nil {
+				require.ErrorIs(t, werr, errDiskFull)
+				break
+			}
+		}
+		err = w.Close()
+		if limit > in.Len()+1<<20 {
+			require.NoError(t, err)
+			_, _, got, errs := readTrace(t, out.b)
+			require.Zero(t, errs)
+			requireSameRecords(t, expected(t, nil, in.Bytes()), got)
+			continue
+		}
+		require.ErrorIs(t, err, errDiskFull)
+		assert.LessOrEqual(t, len(out.b), limit)
+	}
+}
