@@ -9,6 +9,11 @@
 // PerfInfo, Full, Instance, Event, Message, ErrorRecord), plus Raw for bytes
 // that are deliberately not a valid record.
 //
+// Buffer headers and the logfile-header record are encoded by
+// buffer.Header.Put and header.AppendLogfileRecord, as the trace writer
+// sink/etlsink encodes them; what this package adds is control over every
+// field and the damage a test needs.
+//
 // The same calls always produce the same bytes: nothing depends on the clock,
 // on map order or on randomness that the caller does not seed.
 package etltest

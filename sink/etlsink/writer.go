@@ -294,9 +294,11 @@ func (w *Writer) Stats() Stats { return w.stats }
 // a buffer whose processor number and PROC_INDEX flag are r's
 // (r.ProcessorNumber, r.Flags&header.FlagProcessorIndex). Records of one
 // processor must come in the order a reader is to deliver them; across
-// processors any interleaving will do. A record that takes its time from
-// its buffer (a WPP message without a timestamp, ERROR, TIMED, WNODE) gets
-// a buffer whose TimeStamp is r.RawTimeStamp.
+// processors any interleaving will do, but in a session without
+// per-processor buffering (EVENT_TRACE_NO_PER_PROCESSOR_BUFFERING) every
+// record is of one stream, read back in the order written. A record that
+// takes its time from its buffer (a WPP message without a timestamp,
+// ERROR, TIMED, WNODE) gets a buffer whose TimeStamp is r.RawTimeStamp.
 //
 // The first Write ends the header buffer: it is written then, and
 // WriteHeaderRecord puts its records on the streams from there on.
