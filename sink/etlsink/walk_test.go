@@ -146,9 +146,9 @@ func (w *walked) readLogfileHeader(buf []byte, recs []walkedRecord) error {
 	fixed := 0x118
 	if recs[0].typ == 1 {
 		fixed = 0x110
-		if ptr := le.Uint32(p[0x2C:]); ptr != 4 {
-			return fmt.Errorf("32-bit logfile header with PointerSize %d", ptr)
-		}
+	}
+	if ptr := le.Uint32(p[0x2C:]); ptr != 4 && ptr != 8 {
+		return fmt.Errorf("logfile header with PointerSize %d", ptr)
 	}
 	if recs[0].size < 0x20+fixed+4 {
 		return fmt.Errorf("logfile-header record of 0x%x bytes", recs[0].size)

@@ -163,7 +163,8 @@ type stream struct {
 //   - EndTime: h.EndTime, or when it is 0 the time of the latest record.
 //   - NumberOfProcessors: raised to cover every processor written, unless
 //     the session has no per-processor buffering.
-//   - The log-format version (SubVersion.SubMinorVersion) 1.5 when h gives 0.0.
+//   - The log-format version (SubVersion.SubMinorVersion) 1.5 when h gives
+//     0.0, and PointerSize that of the form when h's is neither 4 nor 8.
 //   - The 32-bit form (SYSTEM32, 0x110 bytes) when h.HeaderType is
 //     SYSTEM32, otherwise the 64-bit form.
 //
@@ -182,7 +183,7 @@ func NewWriter(out io.WriteSeeker, h *etl.Header, opts Options) (*Writer, error)
 	w.lh = h.LogfileHeader
 	lh := &w.lh
 	lh.Is64 = h.HeaderType != header.TypeSystem32
-	if lh.PointerSize == 0 {
+	if lh.PointerSize != 4 && lh.PointerSize != 8 {
 		lh.PointerSize = 8
 		if !lh.Is64 {
 			lh.PointerSize = 4

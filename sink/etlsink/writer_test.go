@@ -408,3 +408,22 @@ func TestWriteErrorOnTheOutputGoroutine(t *testing.T) {
 		assert.LessOrEqual(t, len(out.b), limit)
 	}
 }
+
+// A PointerSize that is neither 4 nor 8 is written as the form's.
+func TestPointerSizeFollowsTheForm(t *testing.T) {
+	for _, tc := range []struct {
+		bits32 bool
+		in     uint32
+		want   uint32
+	}{{true, 256, 4}, {false, 0, 8}, {true, 8, 8}, {false, 4, 4}} {
+		s := etltest.DefaultSession()
+		s.Bits32, s.PointerSize = tc.bits32, tc.in
+		in, _, err := etltest.Build(s, func(b *etltest.Builder) error { return nil })
+		require.NoError(t, err)
+		out, _ := relog(t, nil, etlsink.Options{}, in)
+		hdr, _, _, _ := readTrace(t, out)
+		assert.Equal(t, tc.want, hdr.PointerSize, "%+v", tc)
+		_, err = walkTrace(out)
+		require.NoError(t, err)
+	}
+}
