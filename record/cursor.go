@@ -21,7 +21,13 @@ func (c *Cursor) Reset(buf *buffer.Buffer, clock *header.Clock) {
 	c.buf = buf
 	c.pos = buffer.HeaderSize
 	c.done = len(buf.Data) <= buffer.HeaderSize
-	c.ctx = Context{
+	c.ctx = NewContext(buf, clock)
+}
+
+// NewContext is what the records of buf inherit from it, for Decode; clock
+// converts their timestamps.
+func NewContext(buf *buffer.Buffer, clock *header.Clock) Context {
+	return Context{
 		Clock:            clock,
 		ProcessorNumber:  buf.ProcessorNumber(),
 		ProcessorIndex:   buf.BufferFlag&buffer.FlagProcIndex != 0,
