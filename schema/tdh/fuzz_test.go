@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/schema/tdh"
@@ -26,7 +27,7 @@ func sampleBlobs(f *testing.F) (infos, maps [][]byte) {
 
 func FuzzParseEventInfo(f *testing.F) {
 	f.Add(eventInfoBlob(createInfo()))
-	f.Add(eventInfoBlob(info{top: -1}))
+	f.Add(eventInfoBlob(etltest.EventInfo{TopLevel: -1}))
 	infos, _ := sampleBlobs(f)
 	for _, b := range infos {
 		f.Add(b)
@@ -65,9 +66,9 @@ func FuzzParseEventInfo(f *testing.F) {
 func FuzzParseEventMapInfo(f *testing.F) {
 	p := fileProvider
 	f.Add(mapInfoBlob(&p, "ShareMap", tdh.MapManifestBitMap, tdh.MapValueULong, "", []mapEntry{
-		{value: 1, output: "Read "}, {value: 2, output: "Write "}, {value: 4, output: "Delete "}}))
-	f.Add(mapInfoBlob(&p, "P", tdh.MapManifestPatternMap, 0, "%1", []mapEntry{{input: "x", output: "y"}}))
-	f.Add(mapInfoBlob(&p, "S", tdh.MapWBEMValueMap, tdh.MapValueString, "", []mapEntry{{input: "a", output: "A"}}))
+		{Value: 1, Output: "Read "}, {Value: 2, Output: "Write "}, {Value: 4, Output: "Delete "}}))
+	f.Add(mapInfoBlob(&p, "P", tdh.MapManifestPatternMap, 0, "%1", []mapEntry{{Input: "x", Output: "y"}}))
+	f.Add(mapInfoBlob(&p, "S", tdh.MapWBEMValueMap, tdh.MapValueString, "", []mapEntry{{Input: "a", Output: "A"}}))
 	_, maps := sampleBlobs(f)
 	for _, b := range maps {
 		f.Add(b)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/schema"
@@ -23,26 +24,26 @@ var (
 
 // createInfo is Microsoft-Windows-Kernel-File's Create event, trimmed, with
 // a struct, a count, a length and a map added to cover them.
-func createInfo() info {
-	return info{
-		provider: fileProvider,
-		desc:     header.EventDescriptor{Id: 12, Version: 1, Channel: 16, Level: 4, Task: 12, Keyword: 0x80000000000000a0},
-		source:   tdh.SourceXMLFile, providerName: "Microsoft-Windows-Kernel-File",
-		level: "win:Informational", channel: "Microsoft-Windows-Kernel-File/Analytic",
-		keywords: []string{"KERNEL_FILE_KEYWORD_FILEIO", "KERNEL_FILE_KEYWORD_CREATE"},
-		task:     "Create", opcode: "win:Info", message: "File %7 opened. ", providerMessage: "Kernel File ",
-		flags: tdh.TemplateEventData, top: 7,
-		props: []prop{
-			{name: "Irp", in: 16, out: 19, count: 1, length: 4},
-			{name: "ShareAccess", in: 8, out: 8, mapName: "ShareMap", count: 1, length: 4},
-			{name: "NameLength", in: 6, out: 6, count: 1, length: 2},
-			{name: "FileName", flags: tdh.PropertyParamLength, in: 1, out: 1, count: 1, length: 2},
-			{name: "Count", in: 8, out: 8, count: 1, length: 4},
-			{name: "Extents", flags: tdh.PropertyStruct | tdh.PropertyParamCount, in: 7, out: 2, count: 4},
-			{name: "Tag", flags: tdh.PropertyParamFixedLength | tdh.PropertyHasTags, in: 2, out: 1, count: 1, length: 4, tags: 0xF0000005},
+func createInfo() etltest.EventInfo {
+	return etltest.EventInfo{
+		Provider:       fileProvider,
+		Descriptor:     header.EventDescriptor{Id: 12, Version: 1, Channel: 16, Level: 4, Task: 12, Keyword: 0x80000000000000a0},
+		DecodingSource: uint32(tdh.SourceXMLFile), ProviderName: "Microsoft-Windows-Kernel-File",
+		Level: "win:Informational", Channel: "Microsoft-Windows-Kernel-File/Analytic",
+		Keywords: []string{"KERNEL_FILE_KEYWORD_FILEIO", "KERNEL_FILE_KEYWORD_CREATE"},
+		Task:     "Create", Opcode: "win:Info", Message: "File %7 opened. ", ProviderMessage: "Kernel File ",
+		Flags: uint32(tdh.TemplateEventData), TopLevel: 7,
+		Properties: []etltest.PropertyInfo{
+			{Name: "Irp", InType: 16, OutType: 19, Count: 1, Length: 4},
+			{Name: "ShareAccess", InType: 8, OutType: 8, MapName: "ShareMap", Count: 1, Length: 4},
+			{Name: "NameLength", InType: 6, OutType: 6, Count: 1, Length: 2},
+			{Name: "FileName", Flags: uint32(tdh.PropertyParamLength), InType: 1, OutType: 1, Count: 1, Length: 2},
+			{Name: "Count", InType: 8, OutType: 8, Count: 1, Length: 4},
+			{Name: "Extents", Flags: uint32(tdh.PropertyStruct | tdh.PropertyParamCount), InType: 7, OutType: 2, Count: 4},
+			{Name: "Tag", Flags: uint32(tdh.PropertyParamFixedLength | tdh.PropertyHasTags), InType: 2, OutType: 1, Count: 1, Length: 4, Tags: 0xF0000005},
 			// Members of Extents.
-			{name: "Offset", in: 10, out: 10, count: 1, length: 8},
-			{name: "Length", in: 8, out: 8, count: 1, length: 4},
+			{Name: "Offset", InType: 10, OutType: 10, Count: 1, Length: 8},
+			{Name: "Length", InType: 8, OutType: 8, Count: 1, Length: 4},
 		},
 	}
 }
@@ -131,24 +132,24 @@ func TestEventFields(t *testing.T) {
 func TestArityAndLength(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		p    prop
+		p    etltest.PropertyInfo
 		want payload.Field
 	}{
-		{"scalar", prop{name: "A", in: 8, count: 1, length: 4}, payload.Field{Name: "A", InType: payload.InUInt32}},
-		{"count 0 without the fixed-count flag is a scalar", prop{name: "A", in: 8, count: 0, length: 4},
+		{"scalar", etltest.PropertyInfo{Name: "A", InType: 8, Count: 1, Length: 4}, payload.Field{Name: "A", InType: payload.InUInt32}},
+		{"count 0 without the fixed-count flag is a scalar", etltest.PropertyInfo{Name: "A", InType: 8, Count: 0, Length: 4},
 			payload.Field{Name: "A", InType: payload.InUInt32}},
-		{"fixed count", prop{name: "A", in: 16, out: 19, count: 2, length: 4},
+		{"fixed count", etltest.PropertyInfo{Name: "A", InType: 16, OutType: 19, Count: 2, Length: 4},
 			payload.Field{Name: "A", InType: payload.InPointer, OutType: payload.OutHexInt64, Arity: payload.FixedCount, Count: 2}},
-		{"one-element array", prop{name: "A", flags: tdh.PropertyParamFixedCount, in: 8, count: 1},
+		{"one-element array", etltest.PropertyInfo{Name: "A", Flags: uint32(tdh.PropertyParamFixedCount), InType: 8, Count: 1},
 			payload.Field{Name: "A", InType: payload.InUInt32, Arity: payload.FixedCount, Count: 1}},
-		{"fixed length 0", prop{name: "A", flags: tdh.PropertyParamFixedLength, in: 1, count: 1},
+		{"fixed length 0", etltest.PropertyInfo{Name: "A", Flags: uint32(tdh.PropertyParamFixedLength), InType: 1, Count: 1},
 			payload.Field{Name: "A", InType: payload.InUnicodeString, FixedLength: true}},
-		{"fixed length", prop{name: "A", in: 14, count: 1, length: 6},
+		{"fixed length", etltest.PropertyInfo{Name: "A", InType: 14, Count: 1, Length: 6},
 			payload.Field{Name: "A", InType: payload.InBinary, Length: 6}},
-		{"custom schema", prop{name: "A", flags: tdh.PropertyHasCustomSchema, in: 14, count: 1, customProto: 5, custom: []byte{1, 2, 3}},
+		{"custom schema", etltest.PropertyInfo{Name: "A", Flags: uint32(tdh.PropertyHasCustomSchema), InType: 14, Count: 1, CustomProtocol: 5, Custom: []byte{1, 2, 3}},
 			payload.Field{Name: "A", InType: payload.InBinary, Arity: payload.Custom, CustomSchema: []byte{1, 2, 3}}},
 	} {
-		in := info{props: []prop{c.p}, top: -1}
+		in := etltest.EventInfo{Properties: []etltest.PropertyInfo{c.p}, TopLevel: -1}
 		ei, err := tdh.ParseEventInfo(eventInfoBlob(in))
 		require.NoError(t, err, c.name)
 		fs, err := ei.Fields(nil)
@@ -160,19 +161,19 @@ func TestArityAndLength(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	for _, c := range []struct {
-		in   info
+		in   etltest.EventInfo
 		want string
 	}{
-		{info{task: "ETW_TASK_PROVIDER", opcode: "ETW_OPCODE_REGISTER", desc: header.EventDescriptor{Opcode: 16}},
+		{etltest.EventInfo{Task: "ETW_TASK_PROVIDER", Opcode: "ETW_OPCODE_REGISTER", Descriptor: header.EventDescriptor{Opcode: 16}},
 			"ETW_TASK_PROVIDER/ETW_OPCODE_REGISTER"},
-		{info{task: "ProcessStart", opcode: "win:Start", desc: header.EventDescriptor{Opcode: 1}}, "ProcessStart/Start"},
-		{info{task: "TaskStarted", desc: header.EventDescriptor{Id: 8}}, "TaskStarted"},
-		{info{eventName: "MyEvent", opcode: "win:Stop", desc: header.EventDescriptor{Opcode: 2}}, "MyEvent/Stop"},
-		{info{opcode: "win:Stop", desc: header.EventDescriptor{Id: 7, Opcode: 2}}, "EventID(7)/Stop"},
-		{info{source: tdh.SourceWbem, desc: header.EventDescriptor{Opcode: 9}}, "Opcode(9)"},
-		{info{source: tdh.SourceWbem, task: "FileIo", opcode: "Create", desc: header.EventDescriptor{Opcode: 64}}, "FileIo/Create"},
+		{etltest.EventInfo{Task: "ProcessStart", Opcode: "win:Start", Descriptor: header.EventDescriptor{Opcode: 1}}, "ProcessStart/Start"},
+		{etltest.EventInfo{Task: "TaskStarted", Descriptor: header.EventDescriptor{Id: 8}}, "TaskStarted"},
+		{etltest.EventInfo{EventName: "MyEvent", Opcode: "win:Stop", Descriptor: header.EventDescriptor{Opcode: 2}}, "MyEvent/Stop"},
+		{etltest.EventInfo{Opcode: "win:Stop", Descriptor: header.EventDescriptor{Id: 7, Opcode: 2}}, "EventID(7)/Stop"},
+		{etltest.EventInfo{DecodingSource: uint32(tdh.SourceWbem), Descriptor: header.EventDescriptor{Opcode: 9}}, "Opcode(9)"},
+		{etltest.EventInfo{DecodingSource: uint32(tdh.SourceWbem), Task: "FileIo", Opcode: "Create", Descriptor: header.EventDescriptor{Opcode: 64}}, "FileIo/Create"},
 	} {
-		c.in.top = -1
+		c.in.TopLevel = -1
 		ei, err := tdh.ParseEventInfo(eventInfoBlob(c.in))
 		require.NoError(t, err)
 		assert.Equal(t, c.want, ei.Name())
@@ -182,18 +183,18 @@ func TestNames(t *testing.T) {
 func TestKeys(t *testing.T) {
 	d := header.EventDescriptor{Id: 12, Version: 3, Opcode: 64}
 	for _, c := range []struct {
-		in   info
+		in   etltest.EventInfo
 		want schema.Key
 		ok   bool
 	}{
-		{info{provider: fileProvider, desc: d, source: tdh.SourceXMLFile}, schema.Key{Provider: fileProvider, ID: 12, Version: 3}, true},
-		{info{provider: fileProvider, desc: d, source: tdh.SourceTraceLogging}, schema.Key{Provider: fileProvider, ID: 12, Version: 3}, true},
-		{info{provider: fileProvider, event: classGUID, desc: d, source: tdh.SourceWbem},
+		{etltest.EventInfo{Provider: fileProvider, Descriptor: d, DecodingSource: uint32(tdh.SourceXMLFile)}, schema.Key{Provider: fileProvider, ID: 12, Version: 3}, true},
+		{etltest.EventInfo{Provider: fileProvider, Descriptor: d, DecodingSource: uint32(tdh.SourceTraceLogging)}, schema.Key{Provider: fileProvider, ID: 12, Version: 3}, true},
+		{etltest.EventInfo{Provider: fileProvider, EventGUID: classGUID, Descriptor: d, DecodingSource: uint32(tdh.SourceWbem)},
 			schema.Key{Provider: classGUID, ID: 64, Version: 3, Classic: true}, true},
-		{info{provider: classGUID, desc: d, source: tdh.SourceWbem}, schema.Key{Provider: classGUID, ID: 64, Version: 3, Classic: true}, true},
-		{info{provider: fileProvider, desc: d, source: tdh.SourceWPP}, schema.Key{}, false},
+		{etltest.EventInfo{Provider: classGUID, Descriptor: d, DecodingSource: uint32(tdh.SourceWbem)}, schema.Key{Provider: classGUID, ID: 64, Version: 3, Classic: true}, true},
+		{etltest.EventInfo{Provider: fileProvider, Descriptor: d, DecodingSource: uint32(tdh.SourceWPP)}, schema.Key{}, false},
 	} {
-		c.in.top = -1
+		c.in.TopLevel = -1
 		ei, err := tdh.ParseEventInfo(eventInfoBlob(c.in))
 		require.NoError(t, err)
 		k, ok := ei.Key()
@@ -203,7 +204,7 @@ func TestKeys(t *testing.T) {
 }
 
 func TestWbemNames(t *testing.T) {
-	in := info{source: tdh.SourceWbem, eventName: "ActivityId", top: -1}
+	in := etltest.EventInfo{DecodingSource: uint32(tdh.SourceWbem), EventName: "ActivityId", TopLevel: -1}
 	ei, err := tdh.ParseEventInfo(eventInfoBlob(in))
 	require.NoError(t, err)
 	assert.Equal(t, "", ei.EventName)
@@ -263,19 +264,19 @@ func TestFieldErrors(t *testing.T) {
 	base := createInfo()
 	for _, c := range []struct {
 		name   string
-		change func(in *info)
+		change func(in *etltest.EventInfo)
 		off    int
 	}{
-		{"struct members out of range", func(in *info) { in.props[5].in = 8 }, tdh.EventInfoSize + 5*tdh.PropertyInfoSize + 8},
-		{"struct without members", func(in *info) { in.props[5].out = 0 }, tdh.EventInfoSize + 5*tdh.PropertyInfoSize + 0xA},
-		{"count from a property that does not exist", func(in *info) { in.props[5].count = 40 }, tdh.EventInfoSize + 5*tdh.PropertyInfoSize + 0x10},
-		{"length from itself", func(in *info) { in.props[3].length = 3 }, tdh.EventInfoSize + 3*tdh.PropertyInfoSize + 0x12},
-		{"unknown in-type", func(in *info) { in.props[0].in = 99 }, tdh.EventInfoSize + 8},
-		{"struct in-type without the struct flag", func(in *info) { in.props[0].in = 24 }, tdh.EventInfoSize + 8},
-		{"struct that contains itself", func(in *info) { in.props[5].in = 5; in.props[5].out = 1 }, tdh.EventInfoSize + 5*tdh.PropertyInfoSize},
+		{"struct members out of range", func(in *etltest.EventInfo) { in.Properties[5].InType = 8 }, tdh.EventInfoSize + 5*tdh.PropertyInfoSize + 8},
+		{"struct without members", func(in *etltest.EventInfo) { in.Properties[5].OutType = 0 }, tdh.EventInfoSize + 5*tdh.PropertyInfoSize + 0xA},
+		{"count from a property that does not exist", func(in *etltest.EventInfo) { in.Properties[5].Count = 40 }, tdh.EventInfoSize + 5*tdh.PropertyInfoSize + 0x10},
+		{"length from itself", func(in *etltest.EventInfo) { in.Properties[3].Length = 3 }, tdh.EventInfoSize + 3*tdh.PropertyInfoSize + 0x12},
+		{"unknown in-type", func(in *etltest.EventInfo) { in.Properties[0].InType = 99 }, tdh.EventInfoSize + 8},
+		{"struct in-type without the struct flag", func(in *etltest.EventInfo) { in.Properties[0].InType = 24 }, tdh.EventInfoSize + 8},
+		{"struct that contains itself", func(in *etltest.EventInfo) { in.Properties[5].InType = 5; in.Properties[5].OutType = 1 }, tdh.EventInfoSize + 5*tdh.PropertyInfoSize},
 	} {
 		in := createInfo()
-		in.props = append([]prop(nil), base.props...)
+		in.Properties = append([]etltest.PropertyInfo(nil), base.Properties...)
 		c.change(&in)
 		ei, err := tdh.ParseEventInfo(eventInfoBlob(in))
 		require.NoError(t, err, c.name)
@@ -287,8 +288,8 @@ func TestFieldErrors(t *testing.T) {
 
 	// A reference payload.NewSchema refuses: a count from a string.
 	in := createInfo()
-	in.props = append([]prop(nil), base.props...)
-	in.props[5].count = 3
+	in.Properties = append([]etltest.PropertyInfo(nil), base.Properties...)
+	in.Properties[5].Count = 3
 	ei, err := tdh.ParseEventInfo(eventInfoBlob(in))
 	require.NoError(t, err)
 	_, err = ei.Event(nil)
@@ -298,7 +299,7 @@ func TestFieldErrors(t *testing.T) {
 func TestMapInfo(t *testing.T) {
 	p := fileProvider
 	b := mapInfoBlob(&p, "ShareMap", tdh.MapManifestBitMap, tdh.MapValueULong, "", []mapEntry{
-		{value: 1, output: "Read "}, {value: 2, output: "Write "}, {value: 4, output: "Delete "}})
+		{Value: 1, Output: "Read "}, {Value: 2, Output: "Write "}, {Value: 4, Output: "Delete "}})
 	g, mi, err := tdh.ParseEventMapInfo(b)
 	require.NoError(t, err)
 	assert.Equal(t, fileProvider, g)
@@ -313,7 +314,7 @@ func TestMapInfo(t *testing.T) {
 	assert.Equal(t, "Read, Delete", string(name))
 
 	// Value maps.
-	mi, err = tdh.ParseMapInfo(mapInfoBlob(nil, "Kind", tdh.MapManifestValueMap, tdh.MapValueULong, "", []mapEntry{{value: 1, output: "Large "}}))
+	mi, err = tdh.ParseMapInfo(mapInfoBlob(nil, "Kind", tdh.MapManifestValueMap, tdh.MapValueULong, "", []mapEntry{{Value: 1, Output: "Large "}}))
 	require.NoError(t, err)
 	assert.False(t, mi.Bits())
 	m, ok = mi.Map()
@@ -321,12 +322,12 @@ func TestMapInfo(t *testing.T) {
 	assert.False(t, m.Bits)
 
 	// String and pattern maps name strings, not numbers.
-	mi, err = tdh.ParseMapInfo(mapInfoBlob(nil, "S", tdh.MapWBEMValueMap, tdh.MapValueString, "", []mapEntry{{input: "a", output: "A"}}))
+	mi, err = tdh.ParseMapInfo(mapInfoBlob(nil, "S", tdh.MapWBEMValueMap, tdh.MapValueString, "", []mapEntry{{Input: "a", Output: "A"}}))
 	require.NoError(t, err)
 	assert.Equal(t, []tdh.MapEntry{{Input: "a", Output: "A"}}, mi.Entries)
 	_, ok = mi.Map()
 	assert.False(t, ok)
-	mi, err = tdh.ParseMapInfo(mapInfoBlob(nil, "P", tdh.MapManifestPatternMap, 0, "%1!s!", []mapEntry{{input: "x", output: "y"}}))
+	mi, err = tdh.ParseMapInfo(mapInfoBlob(nil, "P", tdh.MapManifestPatternMap, 0, "%1!s!", []mapEntry{{Input: "x", Output: "y"}}))
 	require.NoError(t, err)
 	assert.Equal(t, "%1!s!", mi.Format)
 	_, ok = mi.Map()
@@ -335,7 +336,7 @@ func TestMapInfo(t *testing.T) {
 
 func TestMapInfoErrors(t *testing.T) {
 	p := fileProvider
-	good := mapInfoBlob(&p, "M", tdh.MapManifestValueMap, 0, "", []mapEntry{{value: 1, output: "One"}})
+	good := mapInfoBlob(&p, "M", tdh.MapManifestValueMap, 0, "", []mapEntry{{Value: 1, Output: "One"}})
 	le := binary.LittleEndian
 	mutate := func(f func(b []byte)) []byte { b := append([]byte(nil), good...); f(b); return b }
 	for _, c := range []struct {
