@@ -99,7 +99,7 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 	f.Close()
-	z := newDescriber(true, nil)
+	z := newDescriber(true, nil, nil)
 	descs := make([]describe.Description, len(recs))
 	for i, r := range recs {
 		z.describe(r, &descs[i])

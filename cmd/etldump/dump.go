@@ -37,8 +37,10 @@ type dumper struct {
 	inputs   []*input
 	filter   *filter.Filter
 	describe *describer
-	// manifests holds the events of the --manifest files, nil for none.
+	// manifests holds the events of the --manifest files, nil for none;
+	// trace what the inputs say of their own events, once learned.
 	manifests *schema.Set
+	trace     *schema.Set
 	progress  *progress
 	set       *etl.Set
 }
@@ -74,7 +76,11 @@ func (d *dumper) dump() int {
 		// Event names come from the same sources as the output's, so
 		// --event-name matches what EventName shows: kernel, manifest and
 		// TraceLogging names alike.
-		names := newDescriber(false, d.manifests)
+		var trace *schema.Set
+		if usesEventNames(&d.opts.session) {
+			trace = d.learnTrace()
+		}
+		names := newDescriber(false, trace, d.manifests)
 		flt, err := filter.Compile(filter.Options{
 			TraceStart: d.traceStart(),
 			Lookup:     filter.Lookup{EventName: names.d.EventName},
@@ -175,7 +181,7 @@ func (d *dumper) records() {
 	default:
 		enc = &textEncoder{message: d.opts.message}
 	}
-	d.describe = newDescriber(true, d.manifests)
+	d.describe = newDescriber(true, d.learnTrace(), d.manifests)
 	if !d.write(enc.begin(d.line[:0])) {
 		return
 	}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/etlkit/etlkit/describe"
+	"github.com/etlkit/etlkit/filter"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/dotnet"
@@ -17,10 +20,12 @@ type describer struct {
 	payload bool
 }
 
-// newDescriber describes with the --manifest events (nil for none) and the
-// built-in tables.
-func newDescriber(payload bool, manifests *schema.Set) *describer {
+// newDescriber describes with trace, what the inputs say of their own
+// events (see learnTrace), first, then the --manifest events (nil for
+// none), then the built-in tables.
+func newDescriber(payload bool, trace, manifests *schema.Set) *describer {
 	return &describer{d: describe.New(describe.Options{
+		Trace:         trace,
 		Manifests:     manifests,
 		BuiltIn:       []*schema.Set{dotnet.Set()},
 		ProviderNames: providers.Name,
@@ -29,4 +34,49 @@ func newDescriber(payload bool, manifests *schema.Set) *describer {
 
 func (z *describer) describe(r *record.Record, d *describe.Description) {
 	z.d.Describe(r, d, z.payload)
+}
+
+// maxLearnWarnings bounds the lines a run prints about metadata it could
+// not use.
+const maxLearnWarnings = 10
+
+// usesEventNames reports whether the filters judge event names, which the
+// trace's metadata can give.
+func usesEventNames(s *filter.Session) bool {
+	if len(s.EventNames.Names) > 0 {
+		return true
+	}
+	for i := range s.Providers {
+		if len(s.Providers[i].EventNames.Names) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// learnTrace reads the TDH metadata and EventSource manifests of every
+// input in a first, quick pass, so that events logged before their
+// metadata are described too. One set serves every input: the files of
+// one capture describe each other's events. Metadata that cannot be used
+// is reported on standard error; the run goes on.
+func (d *dumper) learnTrace() *schema.Set {
+	if d.trace != nil {
+		return d.trace
+	}
+	l := describe.NewLearner()
+	for _, in := range d.inputs {
+		before := len(l.Errors())
+		l.Scan(in.f.Buffers(), &in.f.Header().Clock)
+		for i, err := range l.Errors()[before:] {
+			if before+i >= maxLearnWarnings {
+				break
+			}
+			fmt.Fprintf(d.stderr, "etldump: %s: %v\n", in.name, err)
+		}
+	}
+	if n := l.Stats().Errors; n > maxLearnWarnings {
+		fmt.Fprintf(d.stderr, "etldump: %d more metadata records could not be used\n", n-maxLearnWarnings)
+	}
+	d.trace = l.Set()
+	return d.trace
 }
