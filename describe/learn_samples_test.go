@@ -146,7 +146,7 @@ func TestLearnDiaghubUserPaged(t *testing.T) {
 // keyOf is the key the Describer looks a record up by.
 func keyOf(r *record.Record, d *describe.Description) schema.Key {
 	if d.Kernel || r.HeaderType.IsClassic() {
-		return schema.Key{Provider: r.ProviderId, ID: uint16(r.EventDescriptor.Opcode), Version: uint16(r.EventDescriptor.Version), Classic: true}
+		return schema.Key{Provider: r.ProviderId, ID: uint16(r.EventDescriptor.Opcode), Version: r.ClassVersion, Classic: true}
 	}
 	return schema.Key{Provider: r.ProviderId, ID: r.EventDescriptor.Id, Version: uint16(r.EventDescriptor.Version)}
 }

@@ -177,6 +177,14 @@ func (c comparison) String() string {
 		c.fieldsOK, c.fields, 100*float64(c.fieldsOK)/float64(max(c.fields, 1)))
 }
 
+// log names every miss.
+func (c comparison) log(t *testing.T, what string) {
+	t.Logf("%s: %v", what, c)
+	for _, m := range c.misses {
+		t.Log("  ", m)
+	}
+}
+
 // compareListing holds the listed events of providers with the given
 // prefixes that the trace's metadata describes against our description.
 func compareListing(t *testing.T, listing []listedEvent, index map[[2]int64][]seenRecord, prefixes ...string) comparison {
@@ -302,10 +310,7 @@ func TestNet452AgainstTraceEvent(t *testing.T) {
 	index := describedIndex(t, name, l)
 
 	kernel := compareListing(t, listing, index, "Microsoft-Windows-Kernel-")
-	t.Logf("Microsoft-Windows-Kernel-*: %v", kernel)
-	for _, m := range kernel.misses {
-		t.Log("  ", m)
-	}
+	kernel.log(t, "Microsoft-Windows-Kernel-*")
 	// Every name; the field misses are all Kernel-File/Create, which
 	// TraceEvent decodes with its kernel FileIo/Create class, not with
 	// the metadata: IrpPtr and FileAttributes for Irp and CreateAttributes,
@@ -321,10 +326,7 @@ func TestNet452AgainstTraceEvent(t *testing.T) {
 	}, kernel.missed)
 
 	dotnet := compareListing(t, listing, index, "Microsoft-Windows-DotNETRuntime")
-	t.Logf("Microsoft-Windows-DotNETRuntime* described by the trace: %v", dotnet)
-	for _, m := range dotnet.misses {
-		t.Log("  ", m)
-	}
+	dotnet.log(t, "Microsoft-Windows-DotNETRuntime* described by the trace")
 	// TDH carries the manifest's raw task and opcode names
 	// ("GarbageCollection/GCAllocationTick"), TraceEvent its own
 	// ("GC/AllocationTick"): only events its parser does not know, which

@@ -77,6 +77,10 @@ func (d *dumper) learnTrace() *schema.Set {
 	if n := l.Stats().Errors; n > maxLearnWarnings {
 		fmt.Fprintf(d.stderr, "etldump: %d more metadata records could not be used\n", n-maxLearnWarnings)
 	}
+	for _, p := range l.Pending() {
+		fmt.Fprintf(d.stderr, "etldump: EventSource manifest of provider %v (process %d) incomplete: %d of %d chunks\n",
+			p.Provider, p.ProcessID, p.Have, p.Total)
+	}
 	d.trace = l.Set()
 	return d.trace
 }
