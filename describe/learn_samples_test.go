@@ -245,3 +245,45 @@ func TestLearnEventSourceBeforeItsManifest(t *testing.T) {
 	assert.Equal(t, 18, decoded)
 	assert.Equal(t, 8, before)
 }
+
+func TestLearnedEventsDecodeWithoutAllocating(t *testing.T) {
+	l := learnSamples(t, nil, "net452-x64-merged-compressed.etl")
+	f, err := etl.Open(samples.Path(t, "net452-x64-merged-compressed.etl"))
+	require.NoError(t, err)
+	defer f.Close()
+	// One record of each event the metadata describes, manifest events
+	// included.
+	var recs []*record.Record
+	var trailing []string
+	seenKeys := map[schema.Key]bool{}
+	var d describe.Description
+	z := describe.New(describe.Options{Trace: l.Set()})
+	for r, err := range f.Records() {
+		require.NoError(t, err)
+		z.Describe(r, &d, true)
+		k := keyOf(r, &d)
+		if e, _ := l.Set().Lookup(k); e == nil || e != d.Event || seenKeys[k] {
+			continue
+		}
+		seenKeys[k] = true
+		if payload.IsTrailing(d.Err) {
+			// payload.DecodeError is made for each such record.
+			trailing = append(trailing, d.EventName)
+			continue
+		}
+		recs = append(recs, r.Clone())
+	}
+	// The .NET manifest declares CLRStackWalk's Stack with count="2"; the
+	// frames go on to FrameCount.
+	assert.Equal(t, []string{"CLRStack/CLRStackWalk"}, trailing)
+	require.Len(t, recs, 61+3-1, "61 TDH events and 3 EventSources' manifest events")
+	allocs := testing.AllocsPerRun(20, func() {
+		for _, r := range recs {
+			z.Describe(r, &d, true)
+			if !d.Decoded || d.Err != nil {
+				t.Fatalf("%s not decoded: %v", d.EventName, d.Err)
+			}
+		}
+	})
+	assert.Zero(t, allocs)
+}
