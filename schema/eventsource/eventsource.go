@@ -99,16 +99,27 @@ func ParseEnvelope(b []byte) (Envelope, []byte, error) {
 // Assembler puts manifests back together from their chunks. Chunks of one
 // manifest are told apart from other manifests' by provider, process and
 // the envelope's format, versions and chunk count. They may come in any
-// order, repeat (a chunk seen again with the same bytes is ignored) and
-// interleave with other manifests' chunks; a chunk that contradicts one
-// already held starts that manifest over, as a new copy of it. A manifest
-// missing a chunk stays pending (see Pending). The zero Assembler is ready
+// order, repeat (a chunk seen again with the same bytes is ignored, also
+// after its manifest completed) and interleave with other manifests'
+// chunks; a chunk that contradicts one already held starts that manifest
+// over, as a new copy of it. A manifest missing a chunk stays pending (see
+// Pending). The zero Assembler is ready
 // to use; it is not safe for concurrent use.
 type Assembler struct {
 	partial map[partKey]*partial
 	// order lists the keys in the order their first chunk came, so that
 	// Pending reports in a stable order.
 	order []partKey
+	// done holds the last manifest completed per key, so that its chunks
+	// sent again are known as repeats rather than the start of a copy.
+	done map[partKey]*finished
+}
+
+type finished struct {
+	chunks map[uint16][]byte
+	// repeated are the chunks sent again since it completed: when a chunk
+	// that differs starts a new copy, they belong to that copy too.
+	repeated map[uint16]bool
 }
 
 type partKey struct {
@@ -158,7 +169,21 @@ func (a *Assembler) Add(c Chunk) ([]byte, bool, error) {
 	k := partKey{c.Provider, c.ProcessID, c.Format, c.MajorVersion, c.MinorVersion, c.TotalChunks}
 	p := a.partial[k]
 	if p == nil {
+		f := a.done[k]
+		if f != nil {
+			if old, ok := f.chunks[c.ChunkNumber]; ok && bytes.Equal(old, c.Data) {
+				f.repeated[c.ChunkNumber] = true
+				return nil, false, nil
+			}
+		}
 		p = &partial{chunks: make(map[uint16][]byte), total: int(c.TotalChunks)}
+		if f != nil {
+			for n := range f.repeated {
+				p.chunks[n] = f.chunks[n]
+				p.size += len(f.chunks[n])
+			}
+			clear(f.repeated)
+		}
 		a.partial[k] = p
 		a.order = append(a.order, k)
 	}
@@ -180,6 +205,10 @@ func (a *Assembler) Add(c Chunk) ([]byte, bool, error) {
 		out = append(out, p.chunks[uint16(i)]...)
 	}
 	delete(a.partial, k)
+	if a.done == nil {
+		a.done = make(map[partKey]*finished)
+	}
+	a.done[k] = &finished{chunks: p.chunks, repeated: make(map[uint16]bool)}
 	for i, o := range a.order {
 		if o == k {
 			a.order = append(a.order[:i], a.order[i+1:]...)

@@ -80,29 +80,49 @@ func feed(t *testing.T, a *eventsource.Assembler, cs ...eventsource.Chunk) []str
 }
 
 func TestAssembler(t *testing.T) {
-	var a eventsource.Assembler
-	assert.Equal(t, []string{"<one/>"}, feed(t, &a, chunk(provA, 1, 1, 0, "<one/>")), "a single chunk")
-
-	assert.Equal(t, []string{"abc"}, feed(t, &a, chunk(provA, 1, 3, 0, "a"), chunk(provA, 1, 3, 1, "b"), chunk(provA, 1, 3, 2, "c")),
-		"in order")
-	assert.Equal(t, []string{"abc"}, feed(t, &a, chunk(provA, 1, 3, 2, "c"), chunk(provA, 1, 3, 0, "a"), chunk(provA, 1, 3, 1, "b")),
-		"out of order, as per-processor buffers can hand them over")
-	assert.Equal(t, []string{"abc"}, feed(t, &a, chunk(provA, 1, 3, 0, "a"), chunk(provA, 1, 3, 0, "a"), chunk(provA, 1, 3, 1, "b"),
-		chunk(provA, 1, 3, 1, "b"), chunk(provA, 1, 3, 2, "c")), "repeated chunks count once")
-	assert.Equal(t, []string{"xyz", "abc"}, feed(t, &a,
-		chunk(provA, 1, 3, 0, "a"), chunk(provB, 1, 3, 0, "x"), chunk(provB, 1, 3, 1, "y"),
-		chunk(provA, 1, 3, 1, "b"), chunk(provB, 1, 3, 2, "z"), chunk(provA, 1, 3, 2, "c")),
-		"two providers interleaved")
-	assert.Equal(t, []string{"pq", "ab"}, feed(t, &a,
-		chunk(provA, 1, 2, 0, "a"), chunk(provA, 2, 2, 0, "p"), chunk(provA, 2, 2, 1, "q"), chunk(provA, 1, 2, 1, "b")),
-		"two processes of one provider")
-	assert.Empty(t, a.Pending())
-
-	// A chunk that contradicts one held starts the manifest over: a newer
-	// copy under the same key.
-	assert.Equal(t, []string{"AB"}, feed(t, &a, chunk(provA, 1, 2, 0, "a"), chunk(provA, 1, 2, 0, "A"), chunk(provA, 1, 2, 1, "B")))
+	for _, c := range []struct {
+		name   string
+		chunks []eventsource.Chunk
+		want   []string
+	}{
+		{"a single chunk", []eventsource.Chunk{chunk(provA, 1, 1, 0, "<one/>")}, []string{"<one/>"}},
+		{"in order", []eventsource.Chunk{chunk(provA, 1, 3, 0, "a"), chunk(provA, 1, 3, 1, "b"), chunk(provA, 1, 3, 2, "c")},
+			[]string{"abc"}},
+		{"out of order, as per-processor buffers can hand them over",
+			[]eventsource.Chunk{chunk(provA, 1, 3, 2, "c"), chunk(provA, 1, 3, 0, "a"), chunk(provA, 1, 3, 1, "b")}, []string{"abc"}},
+		{"repeated chunks count once", []eventsource.Chunk{chunk(provA, 1, 3, 0, "a"), chunk(provA, 1, 3, 0, "a"),
+			chunk(provA, 1, 3, 1, "b"), chunk(provA, 1, 3, 1, "b"), chunk(provA, 1, 3, 2, "c")}, []string{"abc"}},
+		{"two providers interleaved", []eventsource.Chunk{
+			chunk(provA, 1, 3, 0, "a"), chunk(provB, 1, 3, 0, "x"), chunk(provB, 1, 3, 1, "y"),
+			chunk(provA, 1, 3, 1, "b"), chunk(provB, 1, 3, 2, "z"), chunk(provA, 1, 3, 2, "c")}, []string{"xyz", "abc"}},
+		{"two processes of one provider", []eventsource.Chunk{
+			chunk(provA, 1, 2, 0, "a"), chunk(provA, 2, 2, 0, "p"), chunk(provA, 2, 2, 1, "q"), chunk(provA, 1, 2, 1, "b")},
+			[]string{"pq", "ab"}},
+		{"a copy sent again after it completed is a repeat", []eventsource.Chunk{
+			chunk(provA, 1, 2, 1, "b"), chunk(provA, 1, 2, 0, "a"), chunk(provA, 1, 2, 1, "b"), chunk(provA, 1, 2, 0, "a")},
+			[]string{"ab"}},
+		{"a changed copy after it completed, its same chunk first", []eventsource.Chunk{
+			chunk(provA, 1, 2, 0, "a"), chunk(provA, 1, 2, 1, "b"), chunk(provA, 1, 2, 1, "b"), chunk(provA, 1, 2, 0, "A")},
+			[]string{"ab", "Ab"}},
+		{"a chunk that contradicts one held starts over", []eventsource.Chunk{
+			chunk(provA, 1, 2, 0, "a"), chunk(provA, 1, 2, 0, "A"), chunk(provA, 1, 2, 1, "B")}, []string{"AB"}},
+		{"empty chunks are chunks too", []eventsource.Chunk{chunk(provA, 9, 2, 1, ""), chunk(provA, 9, 2, 0, "a")}, []string{"a"}},
+	} {
+		var a eventsource.Assembler
+		var got []string
+		for _, ch := range c.chunks {
+			m, done, err := a.Add(ch)
+			require.NoError(t, err, c.name)
+			if done {
+				got = append(got, string(m))
+			}
+		}
+		assert.Equal(t, c.want, got, c.name)
+		assert.Empty(t, a.Pending(), c.name)
+	}
 
 	// Missing chunks leave the manifest pending.
+	var a eventsource.Assembler
 	assert.Empty(t, feed(t, &a, chunk(provB, 7, 3, 0, "x"), chunk(provB, 7, 3, 2, "z"), chunk(provA, 7, 2, 1, "q")))
 	assert.Equal(t, []eventsource.Partial{
 		{Provider: provB, ProcessID: 7, Have: 2, Total: 3},
@@ -110,9 +130,6 @@ func TestAssembler(t *testing.T) {
 	}, a.Pending())
 	assert.Equal(t, []string{"xyz"}, feed(t, &a, chunk(provB, 7, 3, 1, "y")))
 	assert.Equal(t, []eventsource.Partial{{Provider: provA, ProcessID: 7, Have: 1, Total: 2}}, a.Pending())
-
-	// Empty chunks are chunks too.
-	assert.Equal(t, []string{"a"}, feed(t, &a, chunk(provA, 9, 2, 1, ""), chunk(provA, 9, 2, 0, "a")))
 
 	_, _, err := a.Add(chunk(provA, 1, 2, 2, "x"))
 	assert.ErrorIs(t, err, eventsource.ErrEnvelope)
