@@ -33,10 +33,10 @@ const MaxLearnErrors = 64
 //
 // Metadata can sit anywhere in a trace, after events it describes too, so
 // the usual way is a first pass over the trace with Scan before the
-// Describers read the Set. Learn takes records one at a time instead. A
-// Learner is not safe for concurrent use, and the Set must not be read
-// while the Learner still learns (maps are filled in place when their
-// EventMapInfo comes).
+// Describers read the Set. Learn takes records one at a time instead,
+// which describes only what follows the metadata. A Learner is not safe
+// for concurrent use, and other goroutines must not read the Set while it
+// learns (maps are filled in place when their EventMapInfo comes).
 //
 // One Learner can learn from several traces: their metadata goes into one
 // Set, which suits traces recorded together (the parts of one merged
