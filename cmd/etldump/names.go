@@ -8,6 +8,7 @@ import (
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/dotnet"
+	"github.com/etlkit/etlkit/schema/manifest"
 	"github.com/etlkit/etlkit/schema/providers"
 )
 
@@ -64,6 +65,14 @@ func (d *dumper) learnTrace() *schema.Set {
 		return d.trace
 	}
 	l := describe.NewLearner()
+	l.SetManifestParser(parseManifest)
+	// TDH metadata carries the .NET runtime's raw task and opcode names;
+	// the built-in tables and the runtime's manifest name the same events
+	// as TraceEvent does, with the same layout.
+	if d.manifests != nil {
+		l.Defer(d.manifests)
+	}
+	l.Defer(dotnet.Set())
 	for _, in := range d.inputs {
 		before := len(l.Errors())
 		l.Scan(in.f.Buffers(), &in.f.Header().Clock)
@@ -83,4 +92,17 @@ func (d *dumper) learnTrace() *schema.Set {
 	}
 	d.trace = l.Set()
 	return d.trace
+}
+
+// parseManifest turns the manifest an EventSource wrote into its trace
+// into events.
+func parseManifest(xml []byte, source string, set *schema.Set) error {
+	providers, err := manifest.Parse(xml, source)
+	if err != nil {
+		return err
+	}
+	for _, p := range providers {
+		p.AddTo(set)
+	}
+	return nil
 }
