@@ -13,6 +13,7 @@ import (
 
 	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/internal/samples"
 )
 
 // metadataTrace writes a merged trace whose TDH metadata comes after the
@@ -74,4 +75,60 @@ func TestLearnsTheTraceFirst(t *testing.T) {
 	assert.Equal(t, 0, run([]string{"--progress", "never", "--count", "--event-name", "ETW_TASK_PROVIDER/ETW_OPCODE_REGISTER", path}, &out, &errOut))
 	assert.Equal(t, "1\n", out.String())
 	assert.NotEmpty(t, errOut.String())
+}
+
+// TestTraceMetadataMatchesTraceEvent holds the events the merged .NET 4.5.2
+// sample describes itself (TDH metadata for the Kernel-* providers,
+// EventSource manifests for PerfView's and the .NET Framework's sources)
+// to TraceEvent's listing, and names every miss.
+func TestTraceMetadataMatchesTraceEvent(t *testing.T) {
+	res := compareWithPerfView(t, "net452-x64-merged-compressed.etl",
+		[]string{"Microsoft-Windows-Kernel-", "PerfView/", "System.Threading.Tasks.TplEventSource/", "System.Diagnostics.Eventing.FrameworkEventSource/"})
+	t.Logf("%v", res)
+	for _, m := range res.misses {
+		t.Log(m)
+	}
+	assert.Equal(t, 64, res.namesAll)
+	assert.Equal(t, res.namesAll, res.names)
+	assert.Equal(t, 200, res.fieldsAll)
+	assert.Equal(t, 168, res.fields)
+	for _, m := range res.misses {
+		switch {
+		case strings.Contains(m, "Microsoft-Windows-Kernel-File/Create: IrpPtr="):
+			// TraceEvent decodes Kernel-File's Create with its own kernel
+			// FileIo class, not with the metadata: IrpPtr, FileAttributes
+			// and CreateDisposition (CreateOptions' high byte) for its
+			// names, ShareAccess with .NET's composite names, and the file
+			// name as a DOS path.
+		case strings.Contains(m, "PerfView/KernelEnableParameters: keywords=Process|Thread|Image"):
+			// TraceEvent joins an EventSource's bit names with "|", where
+			// every other map of ours uses ", ".
+		default:
+			t.Errorf("unexpected miss %s", m)
+		}
+	}
+}
+
+func TestDiaghubUserPagedDecodes(t *testing.T) {
+	// The user-mode part of a Diagnostics Hub capture: .NET runtime
+	// events (built-in tables), TplEventSource's (its own manifest, in the
+	// trace) and TraceLogging events. One record of a provider no source
+	// knows stays raw.
+	out, errs, code := runCmd(t, "--format", "jsonl", samples.Path(t, "diaghub-user-paged.etl"))
+	require.Equal(t, 0, code, errs)
+	assert.Empty(t, errs)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	decoded := 0
+	var raw []string
+	for _, l := range lines {
+		if strings.Contains(l, `"EventName":`) && (strings.Contains(l, `"Payload":`) || !strings.Contains(l, `"UserData":`)) {
+			decoded++
+		} else {
+			raw = append(raw, l[:min(len(l), 160)])
+		}
+	}
+	assert.Equal(t, 22035, len(lines))
+	assert.Equal(t, 22034, decoded)
+	require.Len(t, raw, 1)
+	assert.Contains(t, raw[0], `"ProviderId":"6f669bfa-816a-4204-a824-47c8e6a00474","Id":2`)
 }

@@ -1,0 +1,78 @@
+package describe_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/etlkit/etlkit/describe"
+	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/internal/samples"
+	"github.com/etlkit/etlkit/payload"
+	"github.com/etlkit/etlkit/schema"
+	"github.com/etlkit/etlkit/schema/dotnet"
+)
+
+// TestTraceMetadataAgreesWithBuiltInDotNet decodes every .NET runtime
+// record of the merged sample twice, with the TDH metadata the trace
+// carries and with the built-in tables made from the runtime's manifest,
+// and holds every field the metadata gives to the tables' field of the
+// same name: the same kind of value read from the same bytes.
+func TestTraceMetadataAgreesWithBuiltInDotNet(t *testing.T) {
+	const name = "net452-x64-merged-compressed.etl"
+	l := learnSamples(t, nil, name)
+	f, err := etl.Open(samples.Path(t, name))
+	require.NoError(t, err)
+	defer f.Close()
+	fromTrace := describe.New(describe.Options{Trace: l.Set()})
+	builtIn := describe.New(describe.Options{BuiltIn: []*schema.Set{dotnet.Set()}})
+	var a, b describe.Description
+	records, fields := 0, 0
+	differ, skipped := map[string]int{}, map[string]int{}
+	for r, err := range f.Records() {
+		require.NoError(t, err)
+		fromTrace.Describe(r, &a, true)
+		if a.Event == nil {
+			continue
+		}
+		if e, _ := l.Set().Lookup(keyOf(r, &a)); e != a.Event {
+			continue
+		}
+		builtIn.Describe(r, &b, true)
+		if b.Event == nil || !a.Decoded || !b.Decoded {
+			skipped[a.ProviderName+"/"+a.EventName]++
+			continue
+		}
+		records++
+		theirs := map[string]string{}
+		for _, v := range b.Fields {
+			theirs[v.Name()] = rawText(v)
+		}
+		for _, v := range a.Fields {
+			fields++
+			if got, ok := theirs[v.Name()]; !ok || got != rawText(v) {
+				differ[fmt.Sprintf("%s.%s", a.EventName, v.Name())]++
+			}
+		}
+	}
+	t.Logf("%d records, %d fields compared; differ: %v; not compared: %v", records, fields, differ, skipped)
+	// Every .NET record the metadata describes; the others are of
+	// providers the tables do not know.
+	assert.Equal(t, 65741, records)
+	assert.Equal(t, 472819, fields)
+	assert.Empty(t, differ)
+	for k := range skipped {
+		assert.False(t, strings.HasPrefix(k, "Microsoft-Windows-DotNETRuntime"), k)
+	}
+}
+
+// rawText is the bytes a value was read from, and its kind: the two
+// sources split the payload alike when every field's bytes agree (the
+// names maps give values may differ: the tables name some values the
+// metadata leaves as numbers).
+func rawText(v payload.Value) string {
+	return fmt.Sprintf("%v %x", v.Kind(), v.Raw())
+}
