@@ -164,6 +164,10 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 }
 
 func (d *dumper) records() {
+	if d.opts.format == "parquet" {
+		d.parquet()
+		return
+	}
 	var enc encoder
 	switch d.opts.format {
 	case "jsonl":
