@@ -336,3 +336,46 @@ func TestParquetNames(t *testing.T) {
 		filepath.Join("d", "c.parquet"), filepath.Join("d", "a-3.parquet"), filepath.Join("d", "trace.parquet"),
 	}, parquetNames("d", []string{"x/a.etl", "y/a.etl.gz", "b.ETL", "c.etlgz", "a.zip", ".etl"}))
 }
+
+// TestParquetReadmeQueries runs the DuckDB queries the README shows on a
+// directory of converted samples: they must run, and the first, events per
+// provider, must count every row.
+func TestParquetReadmeQueries(t *testing.T) {
+	duckdb.Require(t)
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(readme), "\n## Parquet\n")
+	require.True(t, ok)
+	_, block, ok := strings.Cut(section, "```sql\n")
+	require.True(t, ok)
+	block, _, _ = strings.Cut(block, "```")
+	var stmts []string
+	for _, s := range strings.Split(block, ";") {
+		var lines []string
+		for _, l := range strings.Split(s, "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "--") {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) > 0 {
+			stmts = append(stmts, strings.Join(lines, " "))
+		}
+	}
+	require.Len(t, stmts, 3)
+
+	dir := t.TempDir() + string(os.PathSeparator)
+	toParquet(t, dir, 0, samples.Path(t, "win11-waasmedic.etl"), samples.Path(t, "amsi-tracelogging.etl"))
+	glob := sqlString(filepath.Join(dir, "*.parquet"))
+	for i, s := range stmts {
+		require.Contains(t, s, "'traces/*.parquet'")
+		stmts[i] = strings.ReplaceAll(s, "'traces/*.parquet'", glob)
+	}
+	res := duckdb.Query(t, stmts...)
+	total := int64(0)
+	for _, row := range res[0].Rows {
+		total += asInt(t, row[2])
+	}
+	assert.EqualValues(t, 21+21, total)
+	assert.Equal(t, []string{"message", "count_star()"}, res[2].Columns)
+	assert.NotEmpty(t, res[2].Rows, "waasmedic has Warning events with a message")
+}

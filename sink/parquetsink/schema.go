@@ -167,6 +167,11 @@ func writerProperties(n int) *parquet.WriterProperties {
 		// Row groups are cut here, by rows and bytes; the library's own
 		// limit is kept out of the way.
 		parquet.WithMaxRowGroupLength(1 << 40),
+		// A chunk goes to a column writer in one batch: its per-batch
+		// work (levels, statistics, page checks) is then paid once per
+		// chunk rather than once per 1024 rows, about a sixth of the CPU
+		// on trace data.
+		parquet.WithBatchSize(chunkRows),
 	}
 	for i := 0; i < n; i++ {
 		c := &columns[i]

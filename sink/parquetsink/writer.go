@@ -139,6 +139,11 @@ type stage struct {
 	data []byte // the byte values, end to end
 	ends []int  // where each byte value ends in data
 	defs []int16
+	// lastGUID and lastText are the GUID column's previous value: the
+	// provider and activity of one record are mostly those of the one
+	// before.
+	lastGUID uuid.UUID
+	lastText [36]byte
 }
 
 // NewWriter starts a Parquet file on w. The file is complete once Close
@@ -392,7 +397,11 @@ func (s *stage) reqString(v string) {
 
 func (s *stage) optGUID(g uuid.UUID, ok bool) {
 	if ok {
-		s.data = appendGUID(s.data, g)
+		if g != s.lastGUID || s.lastText[0] == 0 {
+			appendGUID(s.lastText[:0], g)
+			s.lastGUID = g
+		}
+		s.data = append(s.data, s.lastText[:]...)
 		s.ends = append(s.ends, len(s.data))
 		s.defs = append(s.defs, 1)
 	} else {
