@@ -51,8 +51,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "etldump: no input file: etldump [flags] FILE... (etldump --help lists the flags)")
 		return exitFatal
 	}
-	if opts.format == "parquet" && isDirOutput(opts.output) {
-		return parquetPerInput(opts, stderr)
+	if opts.format == "parquet" {
+		defer limitParquetMemory(opts)()
+		if isDirOutput(opts.output) {
+			return parquetPerInput(opts, stderr)
+		}
 	}
 	return write(opts, stdout, stderr)
 }

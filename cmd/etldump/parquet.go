@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,28 @@ import (
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/sink/parquetsink"
 )
+
+// parquetMemoryLimit is the soft memory limit of a Parquet conversion
+// when GOMEMLIMIT does not set one. The writer holds a row group's pages
+// and a few chunks; with payloads that do not compress, the heap's growth
+// allowance (GOGC) alone would double that. The limit makes the collector
+// work harder there instead; trace data that compresses stays far below.
+const parquetMemoryLimit = 200 << 20
+
+// limitParquetMemory sets the soft memory limit for the conversions a run
+// does at once, unless GOMEMLIMIT sets one, and returns what restores the
+// limit before.
+func limitParquetMemory(opts *options) func() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	n := 1
+	if isDirOutput(opts.output) {
+		n = max(1, min(runtime.GOMAXPROCS(0), len(opts.files)))
+	}
+	old := debug.SetMemoryLimit(int64(n) * parquetMemoryLimit)
+	return func() { debug.SetMemoryLimit(old) }
+}
 
 // parquet writes the records that pass the filters as one Parquet file to
 // d.w. With several inputs a File column names the input of each row.

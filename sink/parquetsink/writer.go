@@ -57,8 +57,9 @@ const (
 	// written out; DuckDB writes row groups of about this size itself.
 	DefaultRowGroupRows = 128 << 10
 	// DefaultRowGroupBytes bounds a row group by its staged (uncompressed)
-	// size, so that traces with large payloads keep memory bounded too.
-	DefaultRowGroupBytes = 64 << 20
+	// size, so that traces with large payloads keep memory bounded too:
+	// the row group's compressed pages are held until it is written.
+	DefaultRowGroupBytes = 32 << 20
 
 	// A chunk is the unit handed to the column goroutines.
 	chunkRows  = 8192
