@@ -210,8 +210,8 @@ func (w *Writer) Write(r *record.Record, d *Decoded) error {
 	cols[colRawTimeStamp].i64 = append(cols[colRawTimeStamp].i64, r.RawTimeStamp)
 	cols[colHeaderType].reqString(r.HeaderType.String())
 	cols[colProviderId].optGUID(r.ProviderId, r.HasProvider())
-	cols[colProviderName].optString(d.ProviderName, d.ProviderName != "")
-	cols[colEventName].optString(d.EventName, d.EventName != "")
+	optBytes(&cols[colProviderName], d.ProviderName, d.ProviderName != "")
+	optBytes(&cols[colEventName], d.EventName, d.EventName != "")
 	cols[colId].optInt32(int32(ed.Id), fs&record.FieldID != 0)
 	cols[colVersion].optInt32(int32(ed.Version), fs&record.FieldVersion != 0)
 	cols[colChannel].optInt32(int32(ed.Channel), fs&record.FieldChannel != 0)
@@ -226,8 +226,8 @@ func (w *Writer) Write(r *record.Record, d *Decoded) error {
 	rel, ok := r.RelatedActivity()
 	cols[colRelatedActivityId].optGUID(rel, ok)
 	cols[colFlags].i32 = append(cols[colFlags].i32, int32(r.Flags))
-	cols[colPayload].optBytes(d.Payload, d.Payload != nil)
-	cols[colUserData].optBytes(r.UserData, d.Payload == nil && len(r.UserData) > 0)
+	optBytes(&cols[colPayload], d.Payload, d.Payload != nil)
+	optBytes(&cols[colUserData], r.UserData, d.Payload == nil && len(r.UserData) > 0)
 	if w.ncol > colFile {
 		cols[colFile].reqString(d.File)
 	}
@@ -353,35 +353,21 @@ func (s *stage) reset() {
 	s.i32, s.i64, s.data, s.ends, s.defs = s.i32[:0], s.i64[:0], s.data[:0], s.ends[:0], s.defs[:0]
 }
 
-func (s *stage) optInt32(v int32, ok bool) {
+// optValue adds a number to vals, or NULL.
+func optValue[T int32 | int64](s *stage, vals *[]T, v T, ok bool) {
 	if ok {
-		s.i32 = append(s.i32, v)
+		*vals = append(*vals, v)
 		s.defs = append(s.defs, 1)
 	} else {
 		s.defs = append(s.defs, 0)
 	}
 }
 
-func (s *stage) optInt64(v int64, ok bool) {
-	if ok {
-		s.i64 = append(s.i64, v)
-		s.defs = append(s.defs, 1)
-	} else {
-		s.defs = append(s.defs, 0)
-	}
-}
+func (s *stage) optInt32(v int32, ok bool) { optValue(s, &s.i32, v, ok) }
+func (s *stage) optInt64(v int64, ok bool) { optValue(s, &s.i64, v, ok) }
 
-func (s *stage) optBytes(b []byte, ok bool) {
-	if ok {
-		s.data = append(s.data, b...)
-		s.ends = append(s.ends, len(s.data))
-		s.defs = append(s.defs, 1)
-	} else {
-		s.defs = append(s.defs, 0)
-	}
-}
-
-func (s *stage) optString(v string, ok bool) {
+// optBytes adds a byte value (a string or a slice), or NULL.
+func optBytes[T string | []byte](s *stage, v T, ok bool) {
 	if ok {
 		s.data = append(s.data, v...)
 		s.ends = append(s.ends, len(s.data))
