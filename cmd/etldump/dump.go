@@ -164,6 +164,7 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 }
 
 func (d *dumper) records() {
+	d.describe = newDescriber(true, d.manifests)
 	if d.opts.format == "parquet" {
 		d.parquet()
 		return
@@ -179,7 +180,6 @@ func (d *dumper) records() {
 	default:
 		enc = &textEncoder{message: d.opts.message}
 	}
-	d.describe = newDescriber(true, d.manifests)
 	if !d.write(enc.begin(d.line[:0])) {
 		return
 	}

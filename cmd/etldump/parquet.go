@@ -49,7 +49,6 @@ func (d *dumper) parquet() {
 		d.err = err
 		return
 	}
-	d.describe = newDescriber(true, d.manifests)
 	var ds describe.Description
 	var dec parquetsink.Decoded
 	js := d.line[:0]

@@ -315,6 +315,21 @@ func TestParquetDamagedInputStillValid(t *testing.T) {
 	assert.Contains(t, errs, fmt.Sprintf("; %d records read", n))
 }
 
+// TestParquetDamagedBuffers converts the committed trace whose buffers are
+// damaged in the middle: the records around the damage are in the file.
+func TestParquetDamagedBuffers(t *testing.T) {
+	in := "../../testdata/etl/damaged.etl"
+	out := filepath.Join(t.TempDir(), "damaged.parquet")
+	errs := toParquet(t, out, exitDamaged, in)
+	assert.Contains(t, errs, "etldump: "+in+": offset 0x")
+	countOut, _, code := runCmd(t, "--count", in)
+	require.Equal(t, exitDamaged, code)
+	n, err := strconv.Atoi(strings.TrimSpace(countOut))
+	require.NoError(t, err)
+	require.Positive(t, n)
+	assert.EqualValues(t, n, parquetRows(t, out))
+}
+
 func TestParquetNeedsOutput(t *testing.T) {
 	path := samples.Path(t, "win11-sih.etl")
 	for _, args := range [][]string{
