@@ -170,6 +170,11 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 }
 
 func (d *dumper) records() {
+	d.describe = newDescriber(true, d.learnTrace(), d.manifests)
+	if d.opts.format == "parquet" {
+		d.parquet()
+		return
+	}
 	var enc encoder
 	switch d.opts.format {
 	case "jsonl":
@@ -181,7 +186,6 @@ func (d *dumper) records() {
 	default:
 		enc = &textEncoder{message: d.opts.message}
 	}
-	d.describe = newDescriber(true, d.learnTrace(), d.manifests)
 	if !d.write(enc.begin(d.line[:0])) {
 		return
 	}

@@ -16,37 +16,26 @@ type encoder interface {
 	end(dst []byte) []byte
 }
 
-// fieldSet is a set of EVENT_DESCRIPTOR fields.
-type fieldSet uint8
+// fieldSet is a set of EVENT_DESCRIPTOR fields, as package record names
+// them: the rule of which fields a header carries is shared with the other
+// outputs (the Parquet columns' NULLs among them).
+type fieldSet = record.DescriptorFields
 
 const (
-	hasId fieldSet = 1 << iota
-	hasVersion
-	hasChannel
-	hasLevel
-	hasOpcode
-	hasTask
-	hasKeyword
-	hasActivity
+	hasId       = record.FieldID
+	hasVersion  = record.FieldVersion
+	hasChannel  = record.FieldChannel
+	hasLevel    = record.FieldLevel
+	hasOpcode   = record.FieldOpcode
+	hasTask     = record.FieldTask
+	hasKeyword  = record.FieldKeyword
+	hasActivity = record.FieldActivityID
 )
 
 // descriptorFields reports which EVENT_DESCRIPTOR fields a header of type t
 // really carries; the others are left out of the output rather than shown
 // as an invented zero.
-func descriptorFields(t header.Type) fieldSet {
-	switch t {
-	case header.TypeEventHeader32, header.TypeEventHeader64:
-		return hasId | hasVersion | hasChannel | hasLevel | hasOpcode | hasTask | hasKeyword | hasActivity
-	case header.TypeFull32, header.TypeFull64, header.TypeInstance32, header.TypeInstance64:
-		return hasVersion | hasLevel | hasOpcode
-	case header.TypeSystem32, header.TypeSystem64, header.TypeCompact32, header.TypeCompact64,
-		header.TypePerfInfo32, header.TypePerfInfo64:
-		return hasVersion | hasOpcode
-	case header.TypeMessage:
-		return hasId
-	}
-	return 0
-}
+func descriptorFields(t header.Type) fieldSet { return record.DescriptorFieldsOf(t) }
 
 // byEventID reports whether an event without a name is told apart by its
 // event id (EVENT_HEADER events, WPP messages) rather than by its opcode,
@@ -58,21 +47,7 @@ func byEventID(t header.Type) bool {
 
 // relatedActivity reads the RELATED_ACTIVITYID extended item, when the
 // record carries a well-formed one.
-func relatedActivity(r *record.Record) (uuid.UUID, bool) {
-	it, ok := r.Extended(record.ExtRelatedActivityID)
-	if !ok {
-		return uuid.Nil, false
-	}
-	id, err := it.RelatedActivityID()
-	return id, err == nil
-}
+func relatedActivity(r *record.Record) (uuid.UUID, bool) { return r.RelatedActivity() }
 
-// hasProvider reports whether the record's header names a provider: WPP
-// messages may carry a component id instead, and the opaque ERROR, TIMED
-// and WNODE records carry none.
-func hasProvider(r *record.Record) bool {
-	if r.HeaderType == header.TypeMessage {
-		return r.Message.HasGUID()
-	}
-	return descriptorFields(r.HeaderType) != 0
-}
+// hasProvider reports whether the record's header names a provider.
+func hasProvider(r *record.Record) bool { return r.HasProvider() }

@@ -51,6 +51,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "etldump: no input file: etldump [flags] FILE... (etldump --help lists the flags)")
 		return exitFatal
 	}
+	if opts.format == "parquet" {
+		defer limitParquetMemory(opts)()
+		if isDirOutput(opts.output) {
+			return parquetPerInput(opts, stderr)
+		}
+	}
+	return write(opts, stdout, stderr)
+}
+
+// write runs one invocation whose options are settled, to -o or stdout.
+func write(opts *options, stdout, stderr io.Writer) int {
 	out := stdout
 	if opts.output != "" && opts.output != "-" && opts.format != "etl" {
 		f, err := os.Create(opts.output)

@@ -164,14 +164,14 @@ func parseOptions(args []string) (*options, *parser, error) {
 				o.window = w
 				return err
 			}},
-		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv, xml, or etl (a new trace, with -o); text or json for --header, --stats and --activities",
-			set: oneOf(&o.format, "text, jsonl, csv, xml, etl, or json for --header, --stats and --activities",
-				"text", "jsonl", "csv", "xml", "json", "etl")},
+		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv, xml, etl (a new trace, with -o) or parquet (with -o); text or json for --header, --stats and --activities",
+			set: oneOf(&o.format, "text, jsonl, csv, xml, etl, parquet, or json for --header, --stats and --activities",
+				"text", "jsonl", "csv", "xml", "json", "etl", "parquet")},
 		{name: "manifest", arg: "PATH", help: "decode events with this instrumentation manifest (.man or .xml), or with every one in this directory (repeatable)",
 			set: func(v string) error { o.manifests = append(o.manifests, v); return nil }},
 		{name: "message", help: "with --format text: print the event's message with its %1...%n filled in place of the fields, for events whose manifest gives one",
 			set: func(string) error { o.message = true; return nil }},
-		{name: "output", short: "o", arg: "FILE", help: "write to FILE instead of standard output",
+		{name: "output", short: "o", arg: "FILE", help: "write to FILE instead of standard output; with --format parquet, -o DIR/ writes one file per input",
 			set: func(v string) error { o.output = v; return nil }},
 		{name: "header", help: "print the logfile header of each file instead of records",
 			set: setView("header")},
@@ -222,6 +222,9 @@ func (o *options) check() error {
 	}
 	if o.message && (o.format != "text" || o.view != "") {
 		return usagef("--message applies to the records of --format text (--format xml always carries the message)")
+	}
+	if err := o.checkParquet(); err != nil {
+		return err
 	}
 	if len(o.entries) == 0 {
 		o.session.Level, o.session.MatchAny, o.session.MatchAll = o.level, o.matchAny, o.matchAll
