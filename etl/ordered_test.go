@@ -27,43 +27,46 @@ import (
 // sampleOrder is what reading each sample in time order finds: the records
 // delivered, the backward steps file order takes (shutdown-kernel.etl's 31
 // are the ones a file-order reader shows), the ties the merge breaks on
-// processor number, and the inversions inside streams, which no sample has.
+// processor number, the inversions inside streams, which no sample has,
+// and the runs of sequence numbering (every data buffer of the appended
+// trace has sequence number 1, so each is a run of its own).
 var sampleOrder = map[string]struct {
 	records, fileBackward, ties, inversions int
+	runs                                    int // of sequence numbering
 }{
-	"amsi-tracelogging.etl":            {21, 3, 0, 0},
-	"diaghub-classic.etl":              {62379, 19, 1, 0},
-	"diaghub-kernel.etl":               {16335, 20, 0, 0},
-	"diaghub-user-injected.etl":        {4, 0, 0, 0},
-	"diaghub-user-paged.etl":           {22035, 73, 0, 0},
-	"gcevents-manifest.etl":            {71, 2, 0, 0},
-	"gcrundown-manifest.etl":           {112, 0, 0, 0},
-	"hw3d-tracelogging.etl":            {3, 0, 0, 0},
-	"lxcore-tracelogging.etl":          {4, 1, 0, 0},
-	"net452-x64-merged-compressed.etl": {179474, 94, 7682, 0},
-	"powershell-manifest.etl":          {114, 18, 0, 0},
-	"primitive-types-tracelogging.etl": {7, 0, 0, 0},
-	"rtbackup-rlfs-application.etl":    {1, 0, 0, 0},
-	"rtbackup-rlfs-diaglog.etl":        {2, 0, 0, 0},
-	"rtbackup-rlfs-system.etl":         {4, 0, 0, 0},
-	"selfdescribing-compressed.etl":    {23, 1, 1, 0},
-	"shutdown-kernel.etl":              {17078, 31, 3, 0},
-	"small-32bit-compressed.etl":       {2, 0, 0, 0},
-	"sonde-tracelogging.etl":           {112, 4, 1, 0},
-	"win10-explorer-startup.etl":       {4793, 32, 0, 0},
-	"win11-onedrive-cldflt0.etlgz":     {17, 0, 0, 0},
-	"win11-onedrive-cldflt1.etlgz":     {7, 0, 0, 0},
-	"win11-sih.etl":                    {12, 0, 0, 0},
-	"win11-waasmedic.etl":              {21, 0, 0, 0},
-	"win11-waasmedic.etl.bz2":          {21, 0, 0, 0},
-	"win11-waasmedic.etl.gz":           {21, 0, 0, 0},
-	"win11-waasmedic.etl.zst":          {21, 0, 0, 0},
-	"win7-explorer-runonce-32bit.etl":  {36, 0, 0, 0},
-	"win7-explorer-startup.etl":        {107, 2, 0, 0},
-	"win7-netdiag-diagnose.etl":        {96, 1, 0, 0},
-	"win7-netdiag-repair-append.etl":   {10, 0, 0, 0},
-	"win7-relogged-classic.etl":        {114, 1, 1, 0},
-	"win7-user-manifest.etl":           {6, 0, 0, 0},
+	"amsi-tracelogging.etl":            {21, 3, 0, 0, 1},
+	"diaghub-classic.etl":              {62379, 19, 1, 0, 1},
+	"diaghub-kernel.etl":               {16335, 20, 0, 0, 1},
+	"diaghub-user-injected.etl":        {4, 0, 0, 0, 1},
+	"diaghub-user-paged.etl":           {22035, 73, 0, 0, 1},
+	"gcevents-manifest.etl":            {71, 2, 0, 0, 1},
+	"gcrundown-manifest.etl":           {112, 0, 0, 0, 1},
+	"hw3d-tracelogging.etl":            {3, 0, 0, 0, 1},
+	"lxcore-tracelogging.etl":          {4, 1, 0, 0, 1},
+	"net452-x64-merged-compressed.etl": {179474, 94, 7682, 0, 1},
+	"powershell-manifest.etl":          {114, 18, 0, 0, 1},
+	"primitive-types-tracelogging.etl": {7, 0, 0, 0, 1},
+	"rtbackup-rlfs-application.etl":    {1, 0, 0, 0, 1},
+	"rtbackup-rlfs-diaglog.etl":        {2, 0, 0, 0, 1},
+	"rtbackup-rlfs-system.etl":         {4, 0, 0, 0, 1},
+	"selfdescribing-compressed.etl":    {23, 1, 1, 0, 1},
+	"shutdown-kernel.etl":              {17078, 31, 3, 0, 1},
+	"small-32bit-compressed.etl":       {2, 0, 0, 0, 1},
+	"sonde-tracelogging.etl":           {112, 4, 1, 0, 1},
+	"win10-explorer-startup.etl":       {4793, 32, 0, 0, 1},
+	"win11-onedrive-cldflt0.etlgz":     {17, 0, 0, 0, 1},
+	"win11-onedrive-cldflt1.etlgz":     {7, 0, 0, 0, 1},
+	"win11-sih.etl":                    {12, 0, 0, 0, 1},
+	"win11-waasmedic.etl":              {21, 0, 0, 0, 1},
+	"win11-waasmedic.etl.bz2":          {21, 0, 0, 0, 1},
+	"win11-waasmedic.etl.gz":           {21, 0, 0, 0, 1},
+	"win11-waasmedic.etl.zst":          {21, 0, 0, 0, 1},
+	"win7-explorer-runonce-32bit.etl":  {36, 0, 0, 0, 1},
+	"win7-explorer-startup.etl":        {107, 2, 0, 0, 1},
+	"win7-netdiag-diagnose.etl":        {96, 1, 0, 0, 1},
+	"win7-netdiag-repair-append.etl":   {10, 0, 0, 0, 4},
+	"win7-relogged-classic.etl":        {114, 1, 1, 0, 1},
+	"win7-user-manifest.etl":           {6, 0, 0, 0, 1},
 }
 
 // place identifies a record in its file.
@@ -139,7 +142,8 @@ func streamOf(b *buffer.Buffer, h *etl.Header) int {
 
 // TestEventsOnSamples reads every sample in time order and checks it
 // against file order: the same records, each stream in its own order
-// (buffers by sequence number, then file offset), the logfile header
+// (buffers by run of sequence numbering, sequence number, then file
+// offset), fully sorted, the logfile header
 // first, every backward step inside one stream, and the same Stats.
 func TestEventsOnSamples(t *testing.T) {
 	seen := 0
@@ -157,14 +161,24 @@ func TestEventsOnSamples(t *testing.T) {
 			h := f.Header()
 
 			type bufInfo struct {
+				run    int // run of sequence numbering
 				seq    int64
 				off    int64
 				stream int
 			}
 			bufs := map[int]bufInfo{}
+			run, seen := 0, map[int64]bool{}
 			for b, err := range f.Buffers() {
 				require.NoError(t, err)
-				bufs[b.Index] = bufInfo{b.SequenceNumber, b.FileOffset, streamOf(b, h)}
+				s := streamOf(b, h)
+				if s >= 0 {
+					if seen[b.SequenceNumber] {
+						run++
+						clear(seen)
+					}
+					seen[b.SequenceNumber] = true
+				}
+				bufs[b.Index] = bufInfo{run, b.SequenceNumber, b.FileOffset, s}
 			}
 
 			fileOrder := readAll(t, f.Records())
@@ -206,7 +220,7 @@ func TestEventsOnSamples(t *testing.T) {
 				wantOrder := slices.Clone(got)
 				slices.SortFunc(wantOrder, func(a, b place) int {
 					ba, bb := bufs[a.buffer], bufs[b.buffer]
-					return cmp.Or(cmp.Compare(ba.seq, bb.seq), cmp.Compare(ba.off, bb.off), cmp.Compare(a.offset, b.offset))
+					return cmp.Or(cmp.Compare(ba.run, bb.run), cmp.Compare(ba.seq, bb.seq), cmp.Compare(ba.off, bb.off), cmp.Compare(a.offset, b.offset))
 				})
 				assert.Equal(t, wantOrder, got, "stream %d", s)
 			}
@@ -221,6 +235,8 @@ func TestEventsOnSamples(t *testing.T) {
 			}
 			assert.Equal(t, steps, st.Order.BackwardSteps)
 			assert.LessOrEqual(t, steps, st.Order.Inversions)
+			assert.Zero(t, st.Order.BackwardSteps, "fully sorted")
+			assert.Equal(t, want.runs, st.Order.Sources[0].SequenceRuns)
 
 			// File order steps back where the streams interleave.
 			for range f.EventsWith(order.Options{Mode: order.FileOrder}) {

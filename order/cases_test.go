@@ -362,8 +362,8 @@ func TestNewFileSequenceNumbers(t *testing.T) {
 }
 
 // TestEqualSequenceNumbers: appended sessions restart their sequence
-// numbers; buffers with the same number keep file order, even when time
-// says otherwise.
+// numbers; buffers with the same number stay in file order, even when time
+// says otherwise (each starts a new run of numbering).
 func TestEqualSequenceNumbers(t *testing.T) {
 	s := session()
 	s.LogFileMode = header.ModeFileAppend
@@ -375,6 +375,73 @@ func TestEqualSequenceNumbers(t *testing.T) {
 	got, st := check(t, order.Options{}, source(data, s))
 	assert.Equal(t, []uint64{11, 1, 2}, tags(got))
 	assert.Equal(t, 1, st.Streams[1].Inversions)
+}
+
+// TestAppendedSession: a session appending to an existing file numbers its
+// buffers from 1 again. Ordering a processor's buffers by sequence number
+// alone would interleave the two sessions' buffers (1 2 5 6 3 4 7 8, one
+// inversion); each run of numbering is ordered on its own and the runs by
+// file position.
+func TestAppendedSession(t *testing.T) {
+	s := session()
+	s.LogFileMode = header.ModeFileAppend
+	data := build(t, s, nil,
+		buf{cpu(0, 1), []etltest.Record{ev(1, base+10), ev(2, base+20)}},
+		buf{cpu(0, 2), []etltest.Record{ev(3, base+30), ev(4, base+40)}},
+		// The appended session.
+		buf{cpu(0, 1), []etltest.Record{ev(5, base+50), ev(6, base+60)}},
+		buf{cpu(0, 2), []etltest.Record{ev(7, base+70), ev(8, base+80)}},
+	)
+	for _, mode := range []order.Mode{order.Ordered, order.Sorted} {
+		got, st := check(t, order.Options{Mode: mode}, source(data, s))
+		assert.Equal(t, []uint64{1, 2, 3, 4, 5, 6, 7, 8}, tags(got), mode)
+		assert.Zero(t, st.Inversions, mode)
+		assert.Zero(t, st.BackwardSteps, mode)
+		assert.Equal(t, 2, st.Sources[0].SequenceRuns, mode)
+		require.Len(t, st.Streams, 2)
+		assert.Equal(t, int64(1), st.Streams[1].FirstSequence)
+		assert.Equal(t, int64(2), st.Streams[1].LastSequence)
+	}
+}
+
+// TestSequenceRestart: a merged file holds three runs of numbering, on two
+// processors, each run's buffers written slightly out of order and each
+// restarting at a different number. Every processor's buffers stay in run
+// order, and within a run in sequence order.
+func TestSequenceRestart(t *testing.T) {
+	s := session()
+	s.LogFileMode = etltest.ModeFileSequential | etltest.ModeRelog
+	data := build(t, s, nil,
+		// Run 1: 1..4, 2 written before 1.
+		buf{cpu(1, 2), []etltest.Record{ev(11, base+15)}},
+		buf{cpu(0, 1), []etltest.Record{ev(1, base+10)}},
+		buf{cpu(0, 3), []etltest.Record{ev(2, base+20)}},
+		buf{cpu(1, 4), []etltest.Record{ev(12, base+25)}},
+		// Run 2: 3..6.
+		buf{cpu(0, 3), []etltest.Record{ev(3, base+30)}},
+		buf{cpu(1, 5), []etltest.Record{ev(14, base+45)}},
+		buf{cpu(1, 4), []etltest.Record{ev(13, base+35)}},
+		buf{cpu(0, 6), []etltest.Record{ev(4, base+40)}},
+		// Run 3: 3..5, 4 written first.
+		buf{cpu(0, 4), []etltest.Record{ev(6, base+60)}},
+		buf{cpu(0, 3), []etltest.Record{ev(5, base+50)}},
+		buf{cpu(1, 5), []etltest.Record{ev(15, base+55)}},
+	)
+	got, st := check(t, order.Options{}, source(data, s))
+	assert.Equal(t, []uint64{1, 11, 2, 12, 3, 13, 4, 14, 5, 15, 6}, tags(got))
+	assert.Zero(t, st.Inversions)
+	assert.Zero(t, st.BackwardSteps)
+	assert.Zero(t, st.Ties)
+	assert.Equal(t, 3, st.Sources[0].SequenceRuns)
+
+	// Without restarts, buffers written out of order are one run.
+	got, st = check(t, order.Options{}, source(build(t, s, nil,
+		buf{cpu(0, 2), []etltest.Record{ev(2, base+20)}},
+		buf{cpu(0, 1), []etltest.Record{ev(1, base+10)}},
+		buf{cpu(0, 3), []etltest.Record{ev(3, base+30)}},
+	), s))
+	assert.Equal(t, []uint64{1, 2, 3}, tags(got))
+	assert.Equal(t, 1, st.Sources[0].SequenceRuns)
 }
 
 // TestEventsLostBuffers: buffers flagged EVENTS_LOST or BUFFER_LOST are

@@ -10,9 +10,14 @@
 //   - A first pass reads only the 0x48-byte buffer headers and groups the
 //     buffers of each file by processor (one group for the whole file under
 //     EVENT_TRACE_NO_PER_PROCESSOR_BUFFERING), each group ordered by
-//     SequenceNumber and then file offset. Sequence numbers are taken as
-//     they are: they may start high, have gaps, repeat or exceed
-//     BuffersWritten.
+//     SequenceNumber and then file position. Sequence numbers are taken as
+//     they are: they may start high, have gaps or exceed BuffersWritten.
+//     A number met a second time starts a new run of numbering (an
+//     appended session restarts at 1; relogged and merged files restart
+//     too): each run is ordered by its own numbers and the runs by file
+//     position, so that a stream's buffers never interleave two runs and
+//     each buffer covers a span of time no other buffer of its stream
+//     overlaps, as ProcessTrace assumes.
 //   - The header buffer of each file (its first buffer, which holds the
 //     logfile-header record) is delivered first, as ProcessTrace delivers
 //     the logfile-header event first, in the order the files were given.

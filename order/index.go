@@ -29,6 +29,8 @@ type scanned struct {
 	largest int
 	// compressed counts the compressed buffers.
 	compressed int
+	// runs counts the runs of sequence numbering (1 when they never restart).
+	runs int
 }
 
 // scan walks the headers of src and groups its buffers into streams.
@@ -39,6 +41,12 @@ func scan(si int, src *Source) scanned {
 	byCPU := map[uint16]*stream{}
 	var hdr *stream
 	var b buffer.Buffer
+	// A sequence number met twice means the numbering started again: an
+	// appended session, or a relogged or merged file. Each run of
+	// numbering is ordered on its own, and the runs by file position, so
+	// that a stream never interleaves the buffers of two runs.
+	var restarts []int32 // walk positions where a run begins
+	seen := map[int64]struct{}{}
 	for {
 		start := w.Offset()
 		err := w.Next(&b)
@@ -89,8 +97,16 @@ func scan(si int, src *Source) scanned {
 				byCPU[cpu] = s
 			}
 		}
+		if !s.header && !l.bad {
+			if _, again := seen[l.seq]; again {
+				restarts = append(restarts, l.index)
+				clear(seen)
+			}
+			seen[l.seq] = struct{}{}
+		}
 		s.locs = append(s.locs, l)
 	}
+	out.runs = len(restarts) + 1
 	if hdr != nil {
 		out.streams = append(out.streams, hdr)
 	}
@@ -101,15 +117,26 @@ func scan(si int, src *Source) scanned {
 	slices.SortFunc(data, func(a, b *stream) int { return cmp.Compare(a.cpu, b.cpu) })
 	out.streams = append(out.streams, data...)
 	for _, s := range out.streams {
-		// Sequence numbers give the flush order of a processor's buffers;
-		// equal ones (appended sessions restart them) keep file order.
-		slices.SortFunc(s.locs, func(a, b loc) int {
-			if c := cmp.Compare(a.seq, b.seq); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.off, b.off)
-		})
+		sortRuns(s.locs, restarts)
 		s.locs = slices.Clip(s.locs)
 	}
 	return out
+}
+
+// sortRuns puts a stream's buffers, given in walk order, into flush order:
+// by sequence number within each run of numbering (restarts lists the walk
+// positions where runs begin), the runs in walk order. Buffers with equal
+// numbers within a run keep walk order.
+func sortRuns(locs []loc, restarts []int32) {
+	for len(locs) > 0 {
+		n := len(locs)
+		for len(restarts) > 0 && restarts[0] <= locs[0].index {
+			restarts = restarts[1:]
+		}
+		if len(restarts) > 0 {
+			n, _ = slices.BinarySearchFunc(locs, restarts[0], func(l loc, at int32) int { return cmp.Compare(l.index, at) })
+		}
+		slices.SortStableFunc(locs[:n], func(a, b loc) int { return cmp.Compare(a.seq, b.seq) })
+		locs = locs[n:]
+	}
 }

@@ -106,10 +106,12 @@ func (m *Merge) setup() {
 	m.errs = make([]map[int32]error, len(m.sources))
 	largest, compressed := 0, 0
 	var headers, data []*stream
+	runs := make([]int, len(m.sources))
 	for si := range m.sources {
 		src := &m.sources[si]
 		sc := scan(si, src)
 		m.errs[si] = sc.errs
+		runs[si] = sc.runs
 		m.trailing = append(m.trailing, sc.trailing...)
 		largest = max(largest, sc.largest)
 		compressed += sc.compressed
@@ -127,6 +129,9 @@ func (m *Merge) setup() {
 	m.keys = make([]key, len(data))
 	m.stats.Streams = make([]StreamStats, len(m.streams))
 	m.stats.Sources = make([]SourceStats, len(m.sources))
+	for si, n := range runs {
+		m.stats.Sources[si].SequenceRuns = n
+	}
 	for i, s := range m.streams {
 		s.id = i
 		s.st = &m.stats.Streams[i]

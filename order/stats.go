@@ -52,6 +52,10 @@ type Stats struct {
 type SourceStats struct {
 	Records     int
 	HeaderTypes [256]int // records by header type
+	// SequenceRuns (Ordered, Sorted) counts the runs of buffer sequence
+	// numbering in the source: 1, or more where the numbers start again
+	// (an appended session, a relogged or merged file).
+	SequenceRuns int
 }
 
 // StreamStats describes one stream: the buffers of one processor of one
