@@ -96,3 +96,78 @@ func (c *Clock) FileTime(raw int64) int64 {
 
 // UTC converts a raw timestamp to UTC.
 func (c *Clock) UTC(raw int64) time.Time { return FileTimeToTime(c.FileTime(raw)) }
+
+// FineFileTime is FileTime with what the division drops: frac is how far
+// past the returned FILETIME the raw timestamp lies, in units of 2^-31 of
+// 100 ns. Two raw timestamps of one clock that differ give pairs that
+// differ (for clocks up to 2×10^16 Hz), so that timestamps from several
+// clocks can be ordered below 100 ns where the clocks resolve it.
+func (c *Clock) FineFileTime(raw int64) (ft int64, frac uint32) {
+	if c.den == 0 || c.num == 1 && c.den == 1 {
+		return c.FileTime(raw), 0
+	}
+	delta := raw - c.Anchor
+	neg := delta < 0
+	mag := uint64(delta)
+	if neg {
+		mag = uint64(-delta)
+	}
+	hi, lo := bits.Mul64(mag, c.num)
+	if hi >= c.den {
+		return c.FileTime(raw), 0 // saturated
+	}
+	q, r := bits.Div64(hi, lo, c.den)
+	if q > 1<<62 {
+		return c.FileTime(raw), 0
+	}
+	ft = c.StartTime + int64(q)
+	if neg {
+		ft = c.StartTime - int64(q)
+		if r != 0 {
+			// Rounded down, as FileTime does: the fraction is what lies
+			// above.
+			ft--
+			r = c.den - r
+		}
+	}
+	// r < den, so r × 2^31 / den < 2^31.
+	fh, fl := bits.Mul64(r, 1<<31)
+	f, _ := bits.Div64(fh, fl, c.den)
+	return ft, uint32(f)
+}
+
+// Duration is how long n raw ticks of the clock last, rounded down to
+// 100 ns and saturating.
+func (c *Clock) Duration(n uint64) time.Duration {
+	const most = uint64(1<<63-1) / 100
+	ft := n
+	if c.den != 0 && !(c.num == 1 && c.den == 1) {
+		hi, lo := bits.Mul64(n, c.num)
+		if hi >= c.den {
+			return 1<<63 - 1
+		}
+		ft, _ = bits.Div64(hi, lo, c.den)
+	}
+	if ft > most {
+		return 1<<63 - 1
+	}
+	return time.Duration(ft * 100)
+}
+
+// Ticks is how many raw ticks of the clock d spans, rounded down and
+// saturating; d below 0 gives 0.
+func (c *Clock) Ticks(d time.Duration) uint64 {
+	if d <= 0 {
+		return 0
+	}
+	ft := uint64(d / 100)
+	if c.den == 0 || c.num == 1 && c.den == 1 {
+		return ft
+	}
+	hi, lo := bits.Mul64(ft, c.den)
+	if hi >= c.num {
+		return 1<<64 - 1
+	}
+	n, _ := bits.Div64(hi, lo, c.num)
+	return n
+}

@@ -1,10 +1,12 @@
 package header_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/etlkit/etlkit/header"
 )
@@ -85,4 +87,48 @@ func TestClockTypeZeroFallback(t *testing.T) {
 	c = header.NewClock(&h, 100)
 	assert.Equal(t, uint32(header.ClockSystemTime), c.Kind)
 	assert.Equal(t, start+1, c.FileTime(101))
+}
+
+// TestFineFileTime: the FILETIME part is FileTime's, and the pairs order
+// every raw timestamp of a 3 GHz cycle clock and a 24 MHz QPC, within a
+// 100 ns unit and across the anchor.
+func TestFineFileTime(t *testing.T) {
+	for _, h := range []header.LogfileHeader{
+		{ReservedFlags: header.ClockCPUCycle, CPUSpeedInMHz: 3000, StartTime: start},
+		{ReservedFlags: header.ClockQPC, PerfFreq: 24_000_000, StartTime: start},
+		{ReservedFlags: header.ClockQPC, PerfFreq: 10_000_000, StartTime: start},
+		{ReservedFlags: header.ClockSystemTime, StartTime: start},
+	} {
+		c := header.NewClock(&h, 1_000_000)
+		prevT, prevF := int64(math.MinInt64), uint32(0)
+		for raw := int64(1_000_000 - 700); raw < 1_000_000+700; raw++ {
+			ft, f := c.FineFileTime(raw)
+			require.Equal(t, c.FileTime(raw), ft, "clock %d raw %d", h.ReservedFlags, raw)
+			require.Less(t, f, uint32(1<<31))
+			require.True(t, ft > prevT || ft == prevT && f > prevF, "clock %d raw %d: (%d,%d) after (%d,%d)", h.ReservedFlags, raw, ft, f, prevT, prevF)
+			prevT, prevF = ft, f
+		}
+	}
+	// 3 GHz: one tick past the anchor is a thirtieth of 100 ns.
+	c := header.NewClock(&header.LogfileHeader{ReservedFlags: header.ClockCPUCycle, CPUSpeedInMHz: 3000, StartTime: start}, 0)
+	ft, f := c.FineFileTime(1)
+	assert.Equal(t, start, ft)
+	assert.Equal(t, uint32((1<<31)/300), f)
+	ft, f = c.FineFileTime(-1)
+	assert.Equal(t, start-1, ft)
+	assert.Equal(t, uint32((1<<31)*299/300), f)
+}
+
+func TestClockDurationAndTicks(t *testing.T) {
+	cyc := header.NewClock(&header.LogfileHeader{ReservedFlags: header.ClockCPUCycle, CPUSpeedInMHz: 3000, StartTime: start}, 0)
+	assert.Equal(t, time.Microsecond, cyc.Duration(3000))
+	assert.Equal(t, uint64(3000), cyc.Ticks(time.Microsecond))
+	qpc := header.NewClock(&header.LogfileHeader{ReservedFlags: header.ClockQPC, PerfFreq: 24_000_000, StartTime: start}, 0)
+	assert.Equal(t, time.Second, qpc.Duration(24_000_000))
+	assert.Equal(t, uint64(24_000_000), qpc.Ticks(time.Second))
+	sys := header.NewClock(&header.LogfileHeader{ReservedFlags: header.ClockSystemTime, StartTime: start}, 0)
+	assert.Equal(t, time.Millisecond, sys.Duration(10_000))
+	assert.Equal(t, uint64(10_000), sys.Ticks(time.Millisecond))
+	assert.Equal(t, time.Duration(1<<63-1), sys.Duration(1<<64-1), "saturates")
+	assert.Equal(t, uint64(0), cyc.Ticks(-time.Second))
 }

@@ -444,6 +444,91 @@ func TestSequenceRestart(t *testing.T) {
 	assert.Equal(t, 1, st.Sources[0].SequenceRuns)
 }
 
+// subTick returns sessions whose clocks resolve far below 100 ns: a 3 GHz
+// cycle counter and a 24 MHz QPC, both anchored at StartTime.
+func subTick() (cycles, qpc etltest.Session) {
+	cycles = session()
+	cycles.ClockType, cycles.PerfFreq, cycles.CPUSpeedInMHz = header.ClockCPUCycle, 0, 3000
+	qpc = session()
+	qpc.PerfFreq = 24_000_000
+	return cycles, qpc
+}
+
+// TestSubTickOrderInOneFile: records of two processors inside one 100 ns
+// unit come out by raw timestamp, not by processor number, and are not
+// ties.
+func TestSubTickOrderInOneFile(t *testing.T) {
+	cycles, qpc := subTick()
+	for _, c := range []struct {
+		name string
+		s    etltest.Session
+		n    int   // records that fit in the first 100 ns after the start
+		step int64 // raw ticks between them
+	}{{"3GHz", cycles, 4, 60}, {"24MHz", qpc, 2, 1}} {
+		// Processor 0 has the even tags, processor 1 the odd ones.
+		var even, odd []etltest.Record
+		for i := 0; i < c.n; i++ {
+			// After the logfile header, which is at base.
+			r := ev(uint64(i+1), base+int64(i+1)*c.step)
+			if i%2 == 0 {
+				odd = append(odd, r)
+			} else {
+				even = append(even, r)
+			}
+		}
+		data := build(t, c.s, nil, buf{cpu(0, 1), even}, buf{cpu(1, 2), odd})
+		want := []uint64{1, 2, 3, 4}[:c.n]
+		for _, mode := range []order.Mode{order.Ordered, order.Sorted} {
+			got, st := check(t, order.Options{Mode: mode}, source(data, c.s))
+			assert.Equal(t, want, tags(got), "%s %v", c.name, mode)
+			for _, o := range got[1:] {
+				assert.Equal(t, c.s.StartTime, o.ft, "%s: every record in the first 100 ns", c.name)
+			}
+			assert.Zero(t, st.Ties, c.name)
+			assert.Zero(t, st.BackwardSteps, c.name)
+		}
+		// Equal raw timestamps on two processors are a tie.
+		data = build(t, c.s, nil,
+			buf{cpu(0, 1), []etltest.Record{ev(1, base+c.step)}},
+			buf{cpu(1, 2), []etltest.Record{ev(2, base+c.step)}},
+		)
+		got, st := check(t, order.Options{}, source(data, c.s))
+		assert.Equal(t, []uint64{1, 2}, tags(got), c.name)
+		assert.Equal(t, 1, st.Ties, c.name)
+	}
+}
+
+// TestSubTickOrderAcrossFiles: two files with a 3 GHz and a 24 MHz clock
+// share a start; their records within one 100 ns unit alternate by time
+// (10, 41.7, 50, 83.3 ns), not by file. The two logfile headers, both at
+// the start, are a tie.
+func TestSubTickOrderAcrossFiles(t *testing.T) {
+	cycles, qpc := subTick()
+	a := build(t, cycles, nil, buf{cpu(0, 1), []etltest.Record{ev(1, base+30), ev(3, base+150)}})
+	b := build(t, qpc, nil, buf{cpu(0, 1), []etltest.Record{ev(2, base+1), ev(4, base+2)}})
+	for _, mode := range []order.Mode{order.Ordered, order.Sorted} {
+		got, st := check(t, order.Options{Mode: mode}, source(a, cycles), source(b, qpc))
+		assert.Equal(t, []uint64{1, 2, 3, 4}, tags(got), mode)
+		assert.Equal(t, []int{0, 1, 0, 1, 0, 1}, sourcesOf(got), mode)
+		assert.Equal(t, 1, st.Ties, mode)
+		assert.Zero(t, st.BackwardSteps, mode)
+	}
+	// The same instant on both clocks (1 µs: 3000 cycles, 24 ticks) is a tie.
+	a = build(t, cycles, nil, buf{cpu(0, 1), []etltest.Record{ev(1, base+3000)}})
+	b = build(t, qpc, nil, buf{cpu(0, 1), []etltest.Record{ev(2, base+24)}})
+	got, st := check(t, order.Options{}, source(a, cycles), source(b, qpc))
+	assert.Equal(t, []uint64{1, 2}, tags(got))
+	assert.Equal(t, 2, st.Ties)
+}
+
+func sourcesOf(got []out) []int {
+	var s []int
+	for _, o := range got {
+		s = append(s, o.src)
+	}
+	return s
+}
+
 // TestEventsLostBuffers: buffers flagged EVENTS_LOST or BUFFER_LOST are
 // read like any other; the flag says events are missing around them.
 func TestEventsLostBuffers(t *testing.T) {

@@ -22,9 +22,13 @@
 //     logfile-header record) is delivered first, as ProcessTrace delivers
 //     the logfile-header event first, in the order the files were given.
 //   - A k-way merge (a loser tree) then repeatedly takes the stream whose
-//     next record is earliest, comparing UTC time (so that files with
-//     different clocks share one timeline), then processor number, then
-//     file and file position. It never reorders two records of one stream:
+//     next record is earliest, comparing raw timestamps within one file
+//     (exact, where UTC in 100 ns units would round a 3 GHz cycle counter
+//     or a 24 MHz QPC) and, across files, UTC time with the fraction of
+//     100 ns each clock resolves (so that files with different clocks
+//     share one timeline), then processor number, then file. Records tie
+//     only when their timestamps are equal. It never reorders two records
+//     of one stream:
 //     a stream's order is the order its processor wrote them in, and when
 //     that order is not time order (a clock set backwards, a buffer written
 //     out of order, a forged timestamp) the merge says so in Stats rather

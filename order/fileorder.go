@@ -59,7 +59,8 @@ func (m *Merge) fileOrder(yield func(*record.Record, error) bool) {
 				if !ok {
 					break
 				}
-				if !m.emit(&rec, recordTime(src.Clock, &rec), sid, si, yield) {
+				t, f := stampOf(src.Clock, rec.RawTimeStamp, m.fine)
+				if !m.emit(&rec, t, f, sid, si, yield) {
 					return
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"iter"
 	"math"
 	"runtime"
+	"time"
 
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
@@ -26,8 +27,14 @@ type Merge struct {
 	trailing []error
 	noKey    key // where header streams write their keys
 
+	// fine: several sources, whose records are placed by FILETIME and
+	// fraction; with one, by raw timestamp, read with clock (see stampOf).
+	fine  bool
+	clock *header.Clock
+
 	// The last record delivered, for the output counts.
 	lastT   int64
+	lastF   uint32
 	lastSID int
 	lastSrc int
 
@@ -58,7 +65,11 @@ func (m *Merge) Source() int { return m.lastSrc }
 func (m *Merge) Records() iter.Seq2[*record.Record, error] {
 	return func(yield func(*record.Record, error) bool) {
 		m.stats = Stats{Mode: m.opts.Mode}
-		m.lastT, m.lastSID = math.MinInt64, -1
+		m.lastT, m.lastF, m.lastSID = math.MinInt64, 0, -1
+		m.fine, m.clock = len(m.sources) > 1, nil
+		if len(m.sources) == 1 {
+			m.clock = m.sources[0].Clock
+		}
 		switch m.opts.Mode {
 		case FileOrder:
 			m.fileOrder(yield)
@@ -74,7 +85,9 @@ type stream struct {
 	// The fields the merge touches for every record come first, to share
 	// a cache line or two.
 	recp    *record.Record // the stream's current record
-	t       int64          // time of recp as a FILETIME
+	t       int64          // time of recp (see stampOf)
+	f       uint32
+	lastF   uint32
 	k       *key
 	cur     *slot
 	i       int  // next of cur's records decoded ahead
@@ -194,7 +207,7 @@ func (m *Merge) setup() {
 func (m *Merge) submit(s *stream, sl *slot) {
 	l := s.locs[s.next]
 	s.next++
-	sl.src, sl.off, sl.index, sl.clock = s.src, l.off, int(l.index), s.clock
+	sl.src, sl.off, sl.index, sl.clock, sl.fine = s.src, l.off, int(l.index), s.clock, m.fine
 	sl.scanErr, sl.err = l.bad, nil
 	if l.bad {
 		sl.err = m.errs[s.src][l.index]
@@ -253,7 +266,7 @@ func (m *Merge) advance(s *stream) error {
 					}
 					return d.err
 				}
-				m.took(s, &d.rec, d.t)
+				m.took(s, &d.rec, d.t, d.f)
 				return nil
 			}
 			if sl.rest {
@@ -267,7 +280,7 @@ func (m *Merge) advance(s *stream) error {
 					return err
 				}
 				if ok {
-					m.took(s, &s.rec, recordTime(s.clock, &s.rec))
+					m.tookRec(s)
 					m.touch(sl)
 					return nil
 				}
@@ -296,20 +309,59 @@ func (m *Merge) touch(sl *slot) {
 	}
 }
 
-// took makes rec, whose time is t, the current record of s, sets its key
-// and counts inversions.
-func (m *Merge) took(s *stream, rec *record.Record, t int64) {
-	s.recp, s.t = rec, t
-	*s.k = key{t: t, hi: makeHi(rec.ProcessorNumber, s.src, rec.BufferIndex)}
+// tookRec makes s.rec, just decoded by the cursor, the current record of s.
+func (m *Merge) tookRec(s *stream) {
+	t, f := s.rec.RawTimeStamp, uint32(0)
+	if m.fine {
+		t, f = stampOf(s.clock, t, true)
+	}
+	m.took(s, &s.rec, t, f)
+}
+
+// took makes rec, whose time is t and f, the current record of s, sets its
+// key and counts inversions.
+func (m *Merge) took(s *stream, rec *record.Record, t int64, f uint32) {
+	s.recp, s.t, s.f = rec, t, f
+	*s.k = key{t: t, hi: makeHi(f, rec.ProcessorNumber, s.src)}
 	s.records++
-	if t < s.last {
-		d := fileTimeDuration(uint64(s.last) - uint64(t))
+	if t < s.last || t == s.last && f < s.lastF {
+		d := m.duration(uint64(s.last) - uint64(t))
 		s.st.Inversions++
 		s.st.LargestInversion = max(s.st.LargestInversion, d)
 		m.stats.Inversions++
 		m.stats.LargestInversion = max(m.stats.LargestInversion, d)
 	}
-	s.last = t
+	s.last, s.lastF = t, f
+}
+
+// stampOf places a record on the merge's timeline. With one source that is
+// its raw timestamp: within a file, raw timestamps are exact, and the
+// clock's conversion keeps their order but may round several into one
+// 100 ns unit (a 3 GHz cycle counter, a 24 MHz QPC). With several sources
+// (fine) it is the FILETIME and the fraction of 100 ns past it, which
+// keeps the order below 100 ns wherever both clocks resolve it. Either
+// way two records tie only when their timestamps are equal.
+func stampOf(c *header.Clock, raw int64, fine bool) (int64, uint32) {
+	if !fine || c == nil {
+		return raw, 0
+	}
+	return c.FineFileTime(raw)
+}
+
+// duration is how long a difference of two times of the timeline is.
+func (m *Merge) duration(d uint64) time.Duration {
+	if m.fine || m.clock == nil {
+		return fileTimeDuration(d)
+	}
+	return m.clock.Duration(d)
+}
+
+// span is d in units of the timeline.
+func (m *Merge) span(d time.Duration) uint64 {
+	if m.fine || m.clock == nil {
+		return uint64(max(d, 0) / 100)
+	}
+	return m.clock.Ticks(d)
 }
 
 // finish completes Stats with what the streams counted as they went.
@@ -337,7 +389,7 @@ func (m *Merge) merge(yield func(*record.Record, error) bool) {
 	defer m.rd.close()
 	defer m.finish()
 	if m.opts.Mode == Sorted {
-		m.win.reset(&m.opts)
+		m.win.reset(&m.opts, m.span(m.opts.Window))
 	}
 	// step advances s past errors, delivering them; false: stop.
 	step := func(s *stream) bool {
@@ -384,7 +436,7 @@ func (m *Merge) merge(yield func(*record.Record, error) bool) {
 		if sorted {
 			ok = m.hold(s, yield)
 		} else {
-			ok = m.emit(s.recp, s.t, s.id, s.src, yield)
+			ok = m.emit(s.recp, s.t, s.f, s.id, s.src, yield)
 		}
 		if !ok {
 			return
@@ -392,7 +444,7 @@ func (m *Merge) merge(yield func(*record.Record, error) bool) {
 		// Most records come straight from the cursor of the current buffer.
 		if sl := s.cur; s.active && s.i == len(sl.recs) && sl.rest {
 			if ok, err := sl.cursor.Next(&s.rec); ok && err == nil {
-				m.took(s, &s.rec, recordTime(s.clock, &s.rec))
+				m.tookRec(s)
 				m.touch(sl)
 				m.tree.replay(i)
 				continue
@@ -434,32 +486,22 @@ func (m *Merge) deliver(s *stream, yield func(*record.Record, error) bool) bool 
 	if m.opts.Mode == Sorted {
 		return m.hold(s, yield)
 	}
-	return m.emit(s.recp, s.t, s.id, s.src, yield)
+	return m.emit(s.recp, s.t, s.f, s.id, s.src, yield)
 }
 
 // emit delivers a record and keeps the output counts.
-func (m *Merge) emit(rec *record.Record, t int64, sid, src int, yield func(*record.Record, error) bool) bool {
+func (m *Merge) emit(rec *record.Record, t int64, f uint32, sid, src int, yield func(*record.Record, error) bool) bool {
 	// lastT starts at the smallest time, so the first record needs no test.
 	if t <= m.lastT {
-		if t < m.lastT {
+		if t < m.lastT || f < m.lastF {
 			m.stats.BackwardSteps++
-			m.stats.LargestBackwardStep = max(m.stats.LargestBackwardStep, fileTimeDuration(uint64(m.lastT)-uint64(t)))
-		} else if sid != m.lastSID {
+			m.stats.LargestBackwardStep = max(m.stats.LargestBackwardStep, m.duration(uint64(m.lastT)-uint64(t)))
+		} else if f == m.lastF && sid != m.lastSID {
 			m.stats.Ties++
 		}
 	}
-	m.lastT, m.lastSID, m.lastSrc = t, sid, src
+	m.lastT, m.lastF, m.lastSID, m.lastSrc = t, f, sid, src
 	m.stats.Records++
 	m.stats.Sources[src].HeaderTypes[rec.HeaderType]++
 	return yield(rec, nil)
-}
-
-// recordTime is a record's time as a FILETIME, the merge key. The clock
-// that gave the record its TimeStamp converts the raw timestamp to exactly
-// that value, without the round trip through time.Time.
-func recordTime(c *header.Clock, r *record.Record) int64 {
-	if c == nil {
-		return header.TimeToFileTime(r.TimeStamp())
-	}
-	return c.FileTime(r.RawTimeStamp)
 }

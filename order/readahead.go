@@ -19,6 +19,7 @@ type slot struct {
 	off   int64
 	index int
 	clock *header.Clock
+	fine  bool // stampOf's: the merge has several sources
 	buf   buffer.Buffer
 	err   error
 	// scanErr: the walk already reported this buffer as unreadable; err is
@@ -39,9 +40,10 @@ type slot struct {
 // place (more: the buffer goes on after it).
 type decoded struct {
 	rec  record.Record
-	t    int64 // rec's time as a FILETIME: its key
-	err  error
+	t    int64 // rec's time: its key (see stampOf)
+	f    uint32
 	more bool
+	err  error
 }
 
 // entrySize is what one record decoded ahead costs.
@@ -78,7 +80,7 @@ func (s *slot) prepare(limit int) {
 			s.recs = s.recs[:n]
 			return
 		}
-		d.t = recordTime(s.clock, &d.rec)
+		d.t, d.f = stampOf(s.clock, d.rec.RawTimeStamp, s.fine)
 	}
 	s.rest = true
 }

@@ -32,10 +32,11 @@ type entry struct {
 	// the merge's order.
 	tie  uint64
 	slot int32
+	f    uint32 // below t, as in key
 }
 
 func (a *entry) less(b *entry) bool {
-	return a.t < b.t || a.t == b.t && a.tie < b.tie
+	return a.t < b.t || a.t == b.t && (a.f < b.f || a.f == b.f && a.tie < b.tie)
 }
 
 // window is Sorted's reorder window. Its input is the merge's output,
@@ -46,7 +47,7 @@ func (a *entry) less(b *entry) bool {
 // arena, compacted into a spare one when it fills, at twice the live bytes,
 // so copying costs O(1) per byte held.
 type window struct {
-	span     uint64 // in 100 ns units; 0: count only
+	span     uint64 // in units of the timeline; 0: count only
 	limit    int
 	slots    []held
 	free     []int32
@@ -58,15 +59,14 @@ type window struct {
 	live     int // bytes of the arena still held
 	arrivals uint64
 	lastT    int64 // time of the last record released
+	lastF    uint32
 	released bool
 	out      record.Record
 }
 
-func (w *window) reset(o *Options) {
-	w.span = 0
-	if o.Window > 0 {
-		w.span = uint64(o.Window / 100)
-	}
+// reset empties the window; span is Options.Window on the merge's timeline.
+func (w *window) reset(o *Options, span uint64) {
+	w.span = span
 	w.limit = o.WindowRecords
 	if w.limit <= 0 {
 		w.limit = DefaultWindowRecords
@@ -78,7 +78,7 @@ func (w *window) reset(o *Options) {
 		w.free = append(w.free, int32(i))
 	}
 	w.arena, w.live = w.arena[:0], 0
-	w.arrivals, w.lastT, w.released = 0, 0, false
+	w.arrivals, w.lastT, w.lastF, w.released = 0, 0, 0, false
 }
 
 func (w *window) len() int { return w.n + len(w.heap) }
@@ -211,23 +211,23 @@ func (w *window) expired(t int64) bool {
 // window no longer covers.
 func (m *Merge) hold(s *stream, yield func(*record.Record, error) bool) bool {
 	w := &m.win
-	t := s.t
+	t, f := s.t, s.f
 	rec := s.recp
-	if w.released && t < w.lastT {
-		d := fileTimeDuration(uint64(w.lastT) - uint64(t))
+	if w.released && (t < w.lastT || t == w.lastT && f < w.lastF) {
+		d := m.duration(uint64(w.lastT) - uint64(t))
 		m.stats.Late++
 		m.stats.LargestLateness = max(m.stats.LargestLateness, d)
 		s.st.Late++
-		return m.emit(rec, t, s.id, s.src, yield)
+		return m.emit(rec, t, f, s.id, s.src, yield)
 	}
 	if w.len() >= w.limit {
 		// The window is full: the earliest of what it holds and the new
 		// record leaves now, so that it never holds more than its limit.
-		e := entry{t: t, tie: uint64(rec.ProcessorNumber)<<48 | w.arrivals}
+		e := entry{t: t, f: f, tie: uint64(rec.ProcessorNumber)<<48 | w.arrivals}
 		if e.less(w.first()) {
 			w.arrivals++
-			w.lastT, w.released = t, true
-			return m.emit(rec, t, s.id, s.src, yield)
+			w.lastT, w.lastF, w.released = t, f, true
+			return m.emit(rec, t, f, s.id, s.src, yield)
 		}
 		if !m.release(yield) {
 			return false
@@ -255,7 +255,7 @@ func (m *Merge) hold(s *stream, yield func(*record.Record, error) bool) bool {
 		bufTS:    b.TimeStamp,
 		bufOff:   b.FileOffset,
 	}
-	w.push(entry{t: t, tie: uint64(rec.ProcessorNumber)<<48 | w.arrivals, slot: i})
+	w.push(entry{t: t, f: f, tie: uint64(rec.ProcessorNumber)<<48 | w.arrivals, slot: i})
 	w.arrivals++
 	m.stats.MaxHeld = max(m.stats.MaxHeld, w.len())
 	for w.expired(t) {
@@ -273,7 +273,7 @@ func (m *Merge) release(yield func(*record.Record, error) bool) bool {
 	h := w.slots[top.slot]
 	w.free = append(w.free, top.slot)
 	w.live -= int(h.rawLen)
-	w.lastT, w.released = top.t, true
+	w.lastT, w.lastF, w.released = top.t, top.f, true
 	s := m.streams[h.sid]
 	// What Cursor.Reset gives the records of a buffer.
 	ctx := record.Context{
@@ -297,5 +297,5 @@ func (m *Merge) release(yield func(*record.Record, error) bool) bool {
 	if err != nil {
 		return yield(nil, err)
 	}
-	return m.emit(&w.out, top.t, int(h.sid), s.src, yield)
+	return m.emit(&w.out, top.t, top.f, int(h.sid), s.src, yield)
 }

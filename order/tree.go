@@ -2,22 +2,22 @@ package order
 
 import "math"
 
-// key orders the heads of the streams: UTC time as a FILETIME, then hi,
-// which packs the processor number, the source and the file index of the
-// stream's current buffer. Two streams never share a current buffer, so
-// keys of different streams never compare equal and the merge is
-// deterministic.
+// key orders the heads of the streams: the time t (see stampOf), then hi,
+// which packs the fraction of 100 ns below t (several sources only), the
+// processor number and the source. A record's processor is its buffer's,
+// and a source has one stream per processor (or one in all), so keys of
+// different streams never compare equal and the merge is deterministic.
 type key struct {
 	t  int64
 	hi uint64
 }
 
 // exhausted sorts after every record: a live key's hi stays below 1<<63
-// because processor numbers have at most 16 bits and are shifted by 47.
+// because fractions have 31 bits and are shifted by 32.
 var exhausted = key{t: math.MaxInt64, hi: math.MaxUint64}
 
-func makeHi(cpu uint16, src int, bufferIndex int) uint64 {
-	return uint64(cpu)<<47 | uint64(uint16(src))<<31 | uint64(uint32(bufferIndex)&0x7FFFFFFF)
+func makeHi(frac uint32, cpu uint16, src int) uint64 {
+	return uint64(frac&(1<<31-1))<<32 | uint64(cpu)<<16 | uint64(uint16(src))
 }
 
 func (a *key) less(b *key) bool {

@@ -74,21 +74,21 @@ func TestIndexEntrySize(t *testing.T) {
 func TestKeyPacking(t *testing.T) {
 	// The largest live key, at the largest time, still sorts before an
 	// exhausted stream.
-	top := makeHi(0xFFFF, 0xFFFF, 0x7FFFFFFF)
+	top := makeHi(1<<31-1, 0xFFFF, 0xFFFF)
 	if top >= 1<<63 {
 		t.Fatalf("the largest live hi %#x reaches bit 63", top)
 	}
 	if a := (key{t: math.MaxInt64, hi: top}); !a.less(&exhausted) {
 		t.Fatal("the largest live key must sort before an exhausted stream")
 	}
-	// Processor first, then source, then buffer index; each field's largest
+	// Fraction first, then processor, then source; each field's largest
 	// value stays below the next field's smallest step.
 	for _, c := range []struct{ lo, hi uint64 }{
 		{makeHi(1, 9, 9), makeHi(2, 0, 0)},
 		{makeHi(1, 1, 9), makeHi(1, 2, 0)},
 		{makeHi(1, 1, 1), makeHi(1, 1, 2)},
-		{makeHi(0, 0xFFFF, 0x7FFFFFFF), makeHi(1, 0, 0)},
-		{makeHi(0, 0, 0x7FFFFFFF), makeHi(0, 1, 0)},
+		{makeHi(0, 0xFFFF, 0xFFFF), makeHi(1, 0, 0)},
+		{makeHi(0, 0, 0xFFFF), makeHi(0, 1, 0)},
 	} {
 		if c.lo >= c.hi {
 			t.Fatalf("%x should sort before %x", c.lo, c.hi)
@@ -107,7 +107,7 @@ func BenchmarkLoserTree(b *testing.B) {
 	}
 	keys := make([]key, k)
 	for i := range keys {
-		keys[i] = key{t: int64(rng.IntN(64)), hi: makeHi(uint16(i), 0, i)}
+		keys[i] = key{t: int64(rng.IntN(64)), hi: makeHi(0, uint16(i), 0)}
 	}
 	var tr loserTree
 	tr.init(keys)
