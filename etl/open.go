@@ -1,6 +1,7 @@
 package etl
 
 import (
+	"bufio"
 	"bytes"
 	"compress/bzip2"
 	"errors"
@@ -90,22 +91,66 @@ func Open(path string) (*File, error) {
 		f.Close()
 		return nil, err
 	}
+	return f.openFile(fh, st.Size())
+}
+
+// OpenReader reads a trace from a stream, such as standard input, plain or
+// wrapped as Open accepts; name is the File's Name. A regular file (a
+// redirected standard input) is read in place. Otherwise the trace is
+// unwrapped as it streams in and kept as Open keeps an unwrapped trace: in
+// memory up to SpillThreshold, in a temporary file beyond, since the time
+// order reads the buffers of each processor out of file order. A zip
+// archive, whose directory is at its end, always goes to a temporary file.
+// Close removes the temporary file; it does not close r.
+func OpenReader(r io.Reader, name string) (*File, error) {
+	f := &File{Name: name}
+	if fh, ok := r.(*os.File); ok {
+		if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() {
+			if off, err := fh.Seek(0, io.SeekCurrent); err == nil && off == 0 {
+				return f.openFile(fh, st.Size())
+			}
+		}
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(8)
+	f.Wrapper = DetectWrapper(head)
+	ra, size, err := f.unwrapStream(br)
+	if err != nil {
+		f.Close()
+		if f.Wrapper == WrapperNone {
+			return nil, &FormatError{Offset: 0, Buffer: -1, Reason: "reading the input", Err: err}
+		}
+		return nil, &FormatError{Offset: 0, Buffer: -1, Reason: fmt.Sprintf("unwrapping %s", f.Wrapper), Err: err}
+	}
+	return f.openAt(ra, size)
+}
+
+// openFile opens the trace in fh, of size bytes; f closes fh when it fails.
+func (f *File) openFile(fh *os.File, size int64) (*File, error) {
 	var head [8]byte
 	n, _ := fh.ReadAt(head[:], 0)
 	f.Wrapper = DetectWrapper(head[:n])
-	size := st.Size()
 	var ra io.ReaderAt = fh
 	if f.Wrapper == WrapperNone {
 		raw := newRawFile(fh)
-		ra, f.closers[0] = raw, raw.Close
+		ra = raw
+		if len(f.closers) > 0 {
+			f.closers[0] = raw.Close
+		}
 	} else {
-		ra, size, err = f.unwrap(fh, st.Size())
+		var err error
+		ra, size, err = f.unwrap(fh, size)
 		if err != nil {
 			f.Close()
 			// The place in the compressed stream is not known: no offset.
 			return nil, fmt.Errorf("unwrapping %s: %w", f.Wrapper, err)
 		}
 	}
+	return f.openAt(ra, size)
+}
+
+// openAt reads the logfile header of the trace in ra.
+func (f *File) openAt(ra io.ReaderAt, size int64) (*File, error) {
 	r, err := NewReader(ra, size)
 	if err != nil {
 		f.Close()
@@ -115,50 +160,78 @@ func Open(path string) (*File, error) {
 	return f, nil
 }
 
+// unwrap unwraps a file, whose content can be read at any offset.
 func (f *File) unwrap(fh *os.File, size int64) (io.ReaderAt, int64, error) {
-	var src io.Reader
-	switch f.Wrapper {
-	case WrapperGzip:
-		zr, err := gzip.NewReader(io.NewSectionReader(fh, 0, size))
-		if err != nil {
-			return nil, 0, err
-		}
-		zr.Multistream(true)
-		src = zr
-	case WrapperZstd:
-		zr, err := zstd.NewReader(io.NewSectionReader(fh, 0, size), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<30))
-		if err != nil {
-			return nil, 0, err
-		}
-		f.closers = append(f.closers, func() error { zr.Close(); return nil })
-		src = zr
-	case WrapperBzip2:
-		src = bzip2.NewReader(io.NewSectionReader(fh, 0, size))
-	case WrapperXz:
-		zr, err := xz.NewReader(io.NewSectionReader(fh, 0, size))
-		if err != nil {
-			return nil, 0, err
-		}
-		src = zr
-	case WrapperZip:
-		zr, err := zip.NewReader(fh, size)
-		if err != nil {
-			return nil, 0, err
-		}
-		member := pickZipMember(zr.File)
-		if member == nil {
-			return nil, 0, errors.New("zip archive holds no file")
-		}
-		rc, err := member.Open()
-		if err != nil {
-			return nil, 0, err
-		}
-		f.closers = append(f.closers, rc.Close)
-		src = rc
-	default:
-		return nil, 0, fmt.Errorf("unknown wrapper %q", f.Wrapper)
+	if f.Wrapper == WrapperZip {
+		return f.unzip(fh, size)
+	}
+	src, err := f.decompress(io.NewSectionReader(fh, 0, size))
+	if err != nil {
+		return nil, 0, err
 	}
 	return f.spill(src)
+}
+
+// unwrapStream unwraps a stream, read once from the front.
+func (f *File) unwrapStream(r io.Reader) (io.ReaderAt, int64, error) {
+	switch f.Wrapper {
+	case WrapperNone:
+		return f.spill(r)
+	case WrapperZip:
+		tmp, size, err := f.spillFile(nil, r)
+		if err != nil {
+			return nil, 0, err
+		}
+		return f.unzip(tmp, size)
+	}
+	src, err := f.decompress(r)
+	if err != nil {
+		return nil, 0, err
+	}
+	return f.spill(src)
+}
+
+// decompress returns the content of a gzip, zstd, bzip2 or xz stream.
+func (f *File) decompress(r io.Reader) (io.Reader, error) {
+	switch f.Wrapper {
+	case WrapperGzip:
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, err
+		}
+		zr.Multistream(true)
+		return zr, nil
+	case WrapperZstd:
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<30))
+		if err != nil {
+			return nil, err
+		}
+		f.closers = append(f.closers, func() error { zr.Close(); return nil })
+		return zr, nil
+	case WrapperBzip2:
+		return bzip2.NewReader(r), nil
+	case WrapperXz:
+		return xz.NewReader(r)
+	}
+	return nil, fmt.Errorf("unknown wrapper %q", f.Wrapper)
+}
+
+// unzip opens the trace member of a zip archive.
+func (f *File) unzip(ra io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
+	zr, err := zip.NewReader(ra, size)
+	if err != nil {
+		return nil, 0, err
+	}
+	member := pickZipMember(zr.File)
+	if member == nil {
+		return nil, 0, errors.New("zip archive holds no file")
+	}
+	rc, err := member.Open()
+	if err != nil {
+		return nil, 0, err
+	}
+	f.closers = append(f.closers, rc.Close)
+	return f.spill(rc)
 }
 
 func pickZipMember(files []*zip.File) *zip.File {
@@ -180,27 +253,48 @@ func pickZipMember(files []*zip.File) *zip.File {
 // spill reads src into memory up to SpillThreshold, and into a temporary
 // file beyond it.
 func (f *File) spill(src io.Reader) (io.ReaderAt, int64, error) {
-	var mem bytes.Buffer
-	n, err := io.CopyN(&mem, src, SpillThreshold+1)
-	if err != nil && !errors.Is(err, io.EOF) {
+	// The memory grows with what arrives, never past the threshold.
+	var mem []byte
+	for int64(len(mem)) <= SpillThreshold {
+		if len(mem) == cap(mem) {
+			grown := int64(max(2*cap(mem), 64<<10))
+			grown = min(grown, SpillThreshold+1)
+			if grown <= int64(len(mem)) {
+				break
+			}
+			mem = append(mem[:cap(mem)], make([]byte, int(grown)-cap(mem))...)[:len(mem)]
+		}
+		n, err := src.Read(mem[len(mem):cap(mem)])
+		mem = mem[:len(mem)+n]
+		if errors.Is(err, io.EOF) {
+			return bytes.NewReader(mem), int64(len(mem)), nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	tmp, size, err := f.spillFile(mem, src)
+	if err != nil {
 		return nil, 0, err
 	}
-	if n <= SpillThreshold {
-		return bytes.NewReader(mem.Bytes()), n, nil
-	}
+	return tmp, size, nil
+}
+
+// spillFile writes head and then the rest of src into a temporary file,
+// which Close removes.
+func (f *File) spillFile(head []byte, src io.Reader) (*os.File, int64, error) {
 	tmp, err := os.CreateTemp("", "etlkit-*.etl")
 	if err != nil {
 		return nil, 0, err
 	}
 	name := tmp.Name()
 	f.closers = append(f.closers, func() error { tmp.Close(); return os.Remove(name) })
-	if _, err := tmp.Write(mem.Bytes()); err != nil {
+	if _, err := tmp.Write(head); err != nil {
 		return nil, 0, err
 	}
-	mem = bytes.Buffer{}
 	rest, err := io.Copy(tmp, src)
 	if err != nil {
 		return nil, 0, err
 	}
-	return tmp, n + rest, nil
+	return tmp, int64(len(head)) + rest, nil
 }

@@ -107,7 +107,7 @@ func (p *parser) usage() string {
 	var b strings.Builder
 	b.WriteString("usage: etldump [flags] FILE...\n\n")
 	b.WriteString("Reads Windows ETW trace logs (.etl, also wrapped in gzip, zstd, bzip2, xz or zip)\n")
-	b.WriteString("and prints their records, merged onto one timeline.\n\nflags:\n")
+	b.WriteString("and prints their records, merged onto one timeline. FILE - is standard input.\n\nflags:\n")
 	for _, d := range p.defs {
 		left := "  --" + d.name
 		if d.short != "" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -116,11 +117,26 @@ func (d *dumper) dump() int {
 	return d.status
 }
 
-// open opens every file of the command line. One that cannot be read at
-// all is reported and left out, and the run goes on with the others.
+// stdin is what the input "-" reads.
+var stdin io.Reader = os.Stdin
+
+// open opens every file of the command line; "-" is standard input, read
+// once. One that cannot be read at all is reported and left out, and the
+// run goes on with the others.
 func (d *dumper) open() {
+	readStdin := false
 	for _, name := range d.opts.files {
-		f, err := etl.Open(name)
+		var f *etl.File
+		var err error
+		switch {
+		case name != "-":
+			f, err = etl.Open(name)
+		case readStdin:
+			err = errors.New("standard input is given more than once")
+		default:
+			readStdin = true
+			f, err = etl.OpenReader(stdin, name)
+		}
 		if err != nil {
 			fmt.Fprintln(d.stderr, fileMessage(name, err))
 			d.fail(exitFatal)

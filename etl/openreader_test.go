@@ -1,0 +1,165 @@
+package etl_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/ulikunitz/xz"
+
+	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/internal/samples"
+)
+
+// stream hides everything but Read, as a pipe would.
+type stream struct{ r io.Reader }
+
+func (s stream) Read(p []byte) (int, error) { return s.r.Read(p) }
+
+// eventsDigest summarises the records in time order.
+func eventsDigest(t *testing.T, f *etl.File) string {
+	h := sha256.New()
+	n := 0
+	for r, err := range f.Events() {
+		require.NoError(t, err)
+		fmt.Fprintf(h, "%d|%d|%x|", r.RawTimeStamp, r.ProcessorNumber, r.Raw)
+		n++
+	}
+	return fmt.Sprintf("%d:%x", n, h.Sum(nil))
+}
+
+func wrapped(t *testing.T, plain []byte) map[etl.Wrapper][]byte {
+	out := map[etl.Wrapper][]byte{etl.WrapperNone: plain}
+	var b bytes.Buffer
+	gz := gzip.NewWriter(&b)
+	gz.Write(plain)
+	require.NoError(t, gz.Close())
+	out[etl.WrapperGzip] = bytes.Clone(b.Bytes())
+
+	b.Reset()
+	zw, err := zstd.NewWriter(&b)
+	require.NoError(t, err)
+	zw.Write(plain)
+	require.NoError(t, zw.Close())
+	out[etl.WrapperZstd] = bytes.Clone(b.Bytes())
+
+	b.Reset()
+	xw, err := xz.NewWriter(&b)
+	require.NoError(t, err)
+	xw.Write(plain)
+	require.NoError(t, xw.Close())
+	out[etl.WrapperXz] = bytes.Clone(b.Bytes())
+
+	b.Reset()
+	zipw := zip.NewWriter(&b)
+	m, err := zipw.Create("trace.etl")
+	require.NoError(t, err)
+	m.Write(plain)
+	require.NoError(t, zipw.Close())
+	out[etl.WrapperZip] = bytes.Clone(b.Bytes())
+	return out
+}
+
+// TestOpenReaderStreams reads a trace from a stream, plain and in every
+// wrapper, in memory and spilled to a temporary file, and finds the records
+// of the file in both orders; Close removes the temporary file.
+func TestOpenReaderStreams(t *testing.T) {
+	const path = "../testdata/etl/kernel64.etl"
+	plain, err := os.ReadFile(path)
+	require.NoError(t, err)
+	ref, err := etl.Open(path)
+	require.NoError(t, err)
+	defer ref.Close()
+	wantFile, wantTime := digest(t, ref), eventsDigest(t, ref)
+
+	for _, spill := range []bool{false, true} {
+		for w, data := range wrapped(t, plain) {
+			t.Run(fmt.Sprintf("%s/spill=%v", w, spill), func(t *testing.T) {
+				dir := t.TempDir()
+				t.Setenv("TMPDIR", dir)
+				if spill {
+					old := etl.SpillThreshold
+					etl.SpillThreshold = 4096
+					defer func() { etl.SpillThreshold = old }()
+				}
+				f, err := etl.OpenReader(stream{bytes.NewReader(data)}, "-")
+				require.NoError(t, err)
+				assert.Equal(t, "-", f.Name)
+				assert.Equal(t, w, f.Wrapper)
+				assert.Equal(t, int64(len(plain)), f.Size())
+				assert.Equal(t, wantFile, digest(t, f))
+				assert.Equal(t, wantTime, eventsDigest(t, f))
+				left, _ := os.ReadDir(dir)
+				// A zip archive always goes to a file, then its member
+				// to memory or another file.
+				want := 0
+				if spill {
+					want++
+				}
+				if w == etl.WrapperZip {
+					want++
+				}
+				assert.Len(t, left, want, "temporary files while open")
+				require.NoError(t, f.Close())
+				left, _ = os.ReadDir(dir)
+				assert.Empty(t, left, "temporary files after Close")
+			})
+		}
+	}
+}
+
+// TestOpenReaderSample: the bzip2 sample read as a stream is the plain one.
+func TestOpenReaderSample(t *testing.T) {
+	plain, err := etl.Open(samples.Path(t, "win11-waasmedic.etl"))
+	require.NoError(t, err)
+	defer plain.Close()
+	data, err := os.ReadFile(samples.Path(t, "win11-waasmedic.etl.bz2"))
+	require.NoError(t, err)
+	f, err := etl.OpenReader(stream{bytes.NewReader(data)}, "-")
+	require.NoError(t, err)
+	defer f.Close()
+	assert.Equal(t, etl.WrapperBzip2, f.Wrapper)
+	assert.Equal(t, digest(t, plain), digest(t, f))
+}
+
+// TestOpenReaderRegularFile: a regular file given as the stream (standard
+// input redirected from a file) is read in place and left open.
+func TestOpenReaderRegularFile(t *testing.T) {
+	fh, err := os.Open("../testdata/etl/kernel64.etl")
+	require.NoError(t, err)
+	defer fh.Close()
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	old := etl.SpillThreshold
+	etl.SpillThreshold = 0
+	defer func() { etl.SpillThreshold = old }()
+	f, err := etl.OpenReader(fh, "-")
+	require.NoError(t, err)
+	ref, err := etl.Open("../testdata/etl/kernel64.etl")
+	require.NoError(t, err)
+	defer ref.Close()
+	assert.Equal(t, digest(t, ref), digest(t, f))
+	left, _ := os.ReadDir(dir)
+	assert.Empty(t, left, "no copy made")
+	require.NoError(t, f.Close())
+	_, err = fh.Seek(0, io.SeekStart)
+	assert.NoError(t, err, "the caller's file stays open")
+}
+
+// TestOpenReaderNotETL: a stream that is no trace gives ErrNotETL, and a
+// broken wrapper names it.
+func TestOpenReaderNotETL(t *testing.T) {
+	_, err := etl.OpenReader(stream{bytes.NewReader([]byte("hello, world"))}, "-")
+	assert.ErrorIs(t, err, etl.ErrNotETL)
+	_, err = etl.OpenReader(stream{bytes.NewReader([]byte{0x1f, 0x8b, 8, 0, 0, 0})}, "-")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "unwrapping gzip")
+}
