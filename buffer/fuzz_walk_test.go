@@ -14,7 +14,7 @@ import (
 // data lies inside its stated size, errors are FormatErrors with an offset
 // inside the input, and the walk ends within one step per 0x48 input bytes.
 func FuzzWalk(f *testing.F) {
-	for _, b := range seeds.Files() {
+	for _, b := range seeds.SmallFiles() {
 		f.Add(b, uint32(0))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, session uint32) {

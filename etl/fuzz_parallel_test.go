@@ -14,7 +14,7 @@ import (
 // and PMC counters, as TestParallelEqualsSerial compares them), the same
 // errors in the same order, and the same Stats.
 func FuzzParallelEqualsSerial(f *testing.F) {
-	for _, b := range seeds.Files() {
+	for _, b := range seeds.SmallFiles() {
 		f.Add(b)
 	}
 	forceParallel(f)
