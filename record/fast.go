@@ -21,22 +21,14 @@ const (
 // needs the general path's checks or error messages; Next then uses Decode.
 // TestFastPathEqualsDecode and FuzzFastPath keep the two paths identical.
 func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) {
-	if at+8 > len(data) {
+	typ, size, fixed, ok := fastLayout(data, at)
+	if !ok {
 		return 0, false
 	}
 	le := binary.LittleEndian
-	marker := le.Uint32(data[at:])
-	if marker>>24 != typedMarker {
-		return 0, false
-	}
-	typ := header.Type(marker >> 16)
 	var b []byte
-	switch typ {
-	case header.TypeEventHeader64, header.TypeEventHeader32:
-		size = int(uint16(marker))
-		if size < eventHeaderMinSize || at+size > len(data) {
-			return 0, false
-		}
+	switch fixed {
+	case 0:
 		b = data[at : at+size : at+size]
 		_ = b[eventHeaderMinSize-1]
 		// Should the extended items fail, Decode places the record again.
@@ -63,23 +55,8 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		header.ReadGUID(&r.ActivityId, b[0x40:])
 		r.PEBSIndex, r.HasPEBS, r.pmcRaw = 0, false, nil
 		r.UserData = b[pos:]
-	case header.TypeSystem64, header.TypeSystem32, header.TypePerfInfo64, header.TypePerfInfo32,
-		header.TypeCompact64, header.TypeCompact32:
-		version := uint16(marker)
-		if version&kernelVersionExt != 0 {
-			return 0, false
-		}
-		size = int(le.Uint16(data[at+4:]))
-		fixed := header.SystemHeaderSize
-		switch typ {
-		case header.TypePerfInfo64, header.TypePerfInfo32:
-			fixed = header.PerfInfoHeaderSize
-		case header.TypeCompact64, header.TypeCompact32:
-			fixed = header.CompactHeaderSize
-		}
-		if size < fixed || at+size > len(data) {
-			return 0, false
-		}
+	default:
+		version := le.Uint16(data[at:])
 		b = data[at : at+size : at+size]
 		_ = b[fixed-1]
 		hook := le.Uint16(b[6:])
@@ -103,8 +80,81 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		}
 		r.HasProcessorTime = false
 		r.UserData = b[fixed:]
-	default:
-		return 0, false
 	}
 	return size, true
+}
+
+// fastLayout says whether the record at data[at:] is of a kind decodeFast
+// serves, and its type and size, with the size of its fixed header for the
+// kernel kinds (0 for EVENT_HEADER).
+func fastLayout(data []byte, at int) (typ header.Type, size, fixed int, ok bool) {
+	if at+8 > len(data) {
+		return 0, 0, 0, false
+	}
+	le := binary.LittleEndian
+	marker := le.Uint32(data[at:])
+	if marker>>24 != typedMarker {
+		return 0, 0, 0, false
+	}
+	typ = header.Type(marker >> 16)
+	switch typ {
+	case header.TypeEventHeader64, header.TypeEventHeader32:
+		size = int(uint16(marker))
+		if size < eventHeaderMinSize || at+size > len(data) {
+			return 0, 0, 0, false
+		}
+		return typ, size, 0, true
+	case header.TypeSystem64, header.TypeSystem32:
+		fixed = header.SystemHeaderSize
+	case header.TypePerfInfo64, header.TypePerfInfo32:
+		fixed = header.PerfInfoHeaderSize
+	case header.TypeCompact64, header.TypeCompact32:
+		fixed = header.CompactHeaderSize
+	default:
+		return 0, 0, 0, false
+	}
+	if uint16(marker)&kernelVersionExt != 0 {
+		return 0, 0, 0, false
+	}
+	size = int(le.Uint16(data[at+4:]))
+	if size < fixed || at+size > len(data) {
+		return 0, 0, 0, false
+	}
+	return typ, size, fixed, true
+}
+
+// Skim steps over the next record as Next would and gives only its raw
+// timestamp, for a pass that orders records without delivering them. The
+// kinds decodeFast serves, EVENT_HEADER records with extended items
+// excepted, are not decoded: decoding them cannot fail, so their outcome
+// is known from their size. Any other record is decoded into scratch.
+// The outcome (ok, err) is the one Next gives for the same record, so that
+// a second cursor's Next over the same buffer meets the same sequence.
+func (c *Cursor) Skim(scratch *Record) (raw int64, ok bool, err error) {
+	if c.done {
+		return 0, false, nil
+	}
+	data := c.buf.Data
+	at := c.pos
+	if _, size, fixed, fast := fastLayout(data, at); fast {
+		le := binary.LittleEndian
+		switch {
+		case fixed == 0 && le.Uint16(data[at+4:])&header.FlagExtendedInfo != 0:
+			// The extended items could fail to decode.
+			fast = false
+		case fixed == header.PerfInfoHeaderSize:
+			raw = int64(le.Uint64(data[at+8:]))
+		default:
+			raw = int64(le.Uint64(data[at+0x10:]))
+		}
+		if fast {
+			c.pos = at + header.Align(size)
+			if c.pos >= len(data) {
+				c.done = true
+			}
+			return raw, true, nil
+		}
+	}
+	ok, err = c.Next(scratch)
+	return scratch.RawTimeStamp, ok, err
 }
