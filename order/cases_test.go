@@ -2,6 +2,7 @@ package order_test
 
 import (
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -39,6 +40,16 @@ func check(t *testing.T, opts order.Options, srcs ...order.Source) ([]out, order
 		o := rm.opts
 		o.Mode, o.Window, o.WindowRecords = opts.Mode, opts.Window, opts.WindowRecords
 		got, st := collect(t, o, srcs...)
+		data := 0
+		for _, ss := range st.Streams {
+			if !ss.Header {
+				data++
+			}
+		}
+		// Read-ahead on and a merge to run: the merge has a goroutine of
+		// its own, and must give what the merge on one goroutine gives.
+		want := o.ReadAhead >= 0 && o.DecodeAhead == 0 && runtime.GOMAXPROCS(0) >= 2 && data >= 2 && o.Mode != order.FileOrder
+		assert.Equal(t, want, st.Pipelined, rm.name)
 		if i == 0 {
 			first, stats = got, *st
 			continue

@@ -23,6 +23,7 @@ type Merge struct {
 	keys     []key     // the data streams' keys, by leaf
 	tree     loserTree
 	rd       *reader
+	piped    bool              // the merge runs on a goroutine of its own (pipeline.go)
 	errs     []map[int32]error // scan errors by source and buffer index
 	trailing []error
 	noKey    key // where header streams write their keys
@@ -110,6 +111,13 @@ type stream struct {
 	ring    []*slot
 	head, n int
 	rec     record.Record // a record of cur decoded when reached
+
+	// When the merge runs on its own goroutine: the slots handed to it, in
+	// stream order, and the iterating goroutine's cursor over cur, with
+	// cur's error still to deliver.
+	wch        chan *slot
+	cursor     record.Cursor
+	errPending bool
 }
 
 // setup scans every source's buffer headers, forms the streams, sizes the
@@ -173,24 +181,36 @@ func (m *Merge) setup() {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	// The merge runs on a goroutine of its own when there is a core for it
+	// and a merge to run, unless read-ahead is off or records are to be
+	// decoded ahead.
+	m.piped = m.opts.ReadAhead >= 0 && m.opts.DecodeAhead <= 0 && runtime.GOMAXPROCS(0) >= 2 && len(data) >= 2 &&
+		len(m.streams)*max(pipeRing, 1+depth)*largest <= ReadAheadBudget
 	limit := 0
 	if depth == 0 {
 		workers = 0
 	} else {
 		limit = min(max(m.opts.DecodeAhead, 0), ReadAheadBudget/2/(len(m.streams)*(1+depth)*entrySize))
 	}
-	m.stats.ReadAhead, m.stats.Workers, m.stats.DecodeAhead = depth, workers, limit
+	m.stats.ReadAhead, m.stats.Workers, m.stats.DecodeAhead, m.stats.Pipelined = depth, workers, limit, m.piped
 
-	slots := 0
+	slots, ring := 0, depth+1
 	for _, s := range m.streams {
 		n := min(depth+1, len(s.locs))
+		if m.piped && !s.header {
+			n = min(max(depth+1, pipeRing), len(s.locs))
+			ring = max(ring, n)
+			s.wch = make(chan *slot, max(n, 1))
+			// The merger keeps the keys; the streams' own go nowhere.
+			s.k = &m.noKey
+		}
 		s.ring = make([]*slot, max(n, 1))
 		slots += n
 	}
 	m.rd = newReader(m.sources, workers, slots, limit)
 	// Queue the first buffer of every stream before the second of any, so
 	// that the merge can start as soon as possible.
-	for d := 0; d <= depth; d++ {
+	for d := 0; d < ring; d++ {
 		for _, s := range m.streams {
 			if d < len(s.ring) && s.next < len(s.locs) {
 				sl := &slot{}
@@ -215,6 +235,9 @@ func (m *Merge) submit(s *stream, sl *slot) {
 	s.ring[(s.head+s.n)%len(s.ring)] = sl
 	s.n++
 	m.rd.submit(sl)
+	if s.wch != nil {
+		s.wch <- sl // never blocks: the channel holds the whole ring
+	}
 }
 
 // nextBuffer moves s to its next buffer, handing the current one back to
@@ -325,13 +348,18 @@ func (m *Merge) took(s *stream, rec *record.Record, t int64, f uint32) {
 	*s.k = key{t: t, hi: makeHi(f, rec.ProcessorNumber, s.src)}
 	s.records++
 	if t < s.last || t == s.last && f < s.lastF {
-		d := m.duration(uint64(s.last) - uint64(t))
-		s.st.Inversions++
-		s.st.LargestInversion = max(s.st.LargestInversion, d)
-		m.stats.Inversions++
-		m.stats.LargestInversion = max(m.stats.LargestInversion, d)
+		m.inversion(s, uint64(s.last)-uint64(t))
 	}
 	s.last, s.lastF = t, f
+}
+
+// inversion counts a record of s earlier than the one before it, by d.
+func (m *Merge) inversion(s *stream, d uint64) {
+	dur := m.duration(d)
+	s.st.Inversions++
+	s.st.LargestInversion = max(s.st.LargestInversion, dur)
+	m.stats.Inversions++
+	m.stats.LargestInversion = max(m.stats.LargestInversion, dur)
 }
 
 // stampOf places a record on the merge's timeline. With one source that is
@@ -419,9 +447,33 @@ func (m *Merge) merge(yield func(*record.Record, error) bool) {
 			}
 		}
 	}
+	if m.piped {
+		if !m.mergePiped(yield) {
+			return
+		}
+	} else if !m.mergeHere(yield, step) {
+		return
+	}
+	if m.opts.Mode == Sorted {
+		for m.win.len() > 0 {
+			if !m.release(yield) {
+				return
+			}
+		}
+	}
+	for _, err := range m.trailing {
+		if !yield(nil, err) {
+			return
+		}
+	}
+}
+
+// mergeHere merges the data streams on the iterating goroutine. It
+// reports false when the loop body stopped the iteration.
+func (m *Merge) mergeHere(yield func(*record.Record, error) bool, step func(*stream) bool) bool {
 	for _, s := range m.data {
 		if !step(s) {
-			return
+			return false
 		}
 	}
 	m.tree.init(m.keys)
@@ -439,7 +491,7 @@ func (m *Merge) merge(yield func(*record.Record, error) bool) {
 			ok = m.emit(s.recp, s.t, s.f, s.id, s.src, yield)
 		}
 		if !ok {
-			return
+			return false
 		}
 		// Most records come straight from the cursor of the current buffer.
 		if sl := s.cur; s.active && s.i == len(sl.recs) && sl.rest {
@@ -453,7 +505,7 @@ func (m *Merge) merge(yield func(*record.Record, error) bool) {
 					s.obs.RecordError(err, ok)
 				}
 				if !yield(nil, err) || !step(s) {
-					return
+					return false
 				}
 				m.tree.replay(i)
 				continue
@@ -462,23 +514,12 @@ func (m *Merge) merge(yield func(*record.Record, error) bool) {
 		}
 		if err := m.advance(s); err != nil {
 			if !yield(nil, err) || !step(s) {
-				return
+				return false
 			}
 		}
 		m.tree.replay(i)
 	}
-	if m.opts.Mode == Sorted {
-		for m.win.len() > 0 {
-			if !m.release(yield) {
-				return
-			}
-		}
-	}
-	for _, err := range m.trailing {
-		if !yield(nil, err) {
-			return
-		}
-	}
+	return true
 }
 
 // deliver hands the current record of s to the caller, or to the window.

@@ -55,7 +55,8 @@ const DefaultReadAhead = 2
 const ReadAheadBudget = 32 << 20
 
 // Options tunes an iteration. The zero value is the Ordered mode with
-// read-ahead on every core.
+// read-ahead on every core, and with two cores or more the merge on a
+// goroutine of its own, ahead of the decoding.
 type Options struct {
 	Mode Mode
 
@@ -72,7 +73,8 @@ type Options struct {
 	// decompressed ahead of the merge, on worker goroutines. 0 means
 	// DefaultReadAhead when the input has compressed buffers and none
 	// otherwise; a negative value means none: every buffer is read on the
-	// iterating goroutine when the merge reaches it.
+	// iterating goroutine when the merge reaches it, and the whole merge
+	// runs there.
 	ReadAhead int
 	// Workers is the number of goroutines that read ahead; 0 means
 	// GOMAXPROCS.
@@ -81,7 +83,9 @@ type Options struct {
 	// workers also decode, within the memory budget; 0 means none. It
 	// moves decoding off the iterating goroutine, at the price of memory
 	// and of handing every record over between cores, which on two shared
-	// cores cost more than it saved.
+	// cores cost more than it saved. It keeps the merge on the iterating
+	// goroutine; by default, with two cores or more, the merge runs on a
+	// goroutine of its own and the iterating goroutine decodes.
 	DecodeAhead int
 }
 

@@ -46,6 +46,9 @@ type Stats struct {
 	ReadAhead   int
 	Workers     int
 	DecodeAhead int
+	// Pipelined: the merge ran on a goroutine of its own, ahead of the
+	// decoding on the iterating goroutine.
+	Pipelined bool
 }
 
 // SourceStats counts the records delivered from one source.

@@ -6,16 +6,23 @@ package main
 import (
 	"flag"
 	"fmt"
+	"iter"
 	"os"
 	"runtime/pprof"
 
 	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/order"
+	"github.com/etlkit/etlkit/record"
 )
 
 func main() {
 	serial := flag.Bool("serial", false, "decode on the calling goroutine only")
 	withTime := flag.Bool("time", false, "also convert every record's TimeStamp to UTC")
 	ordered := flag.Bool("events", false, "iterate in time order (Events) instead of file order")
+	fileOrder := flag.Bool("fileorder", false, "iterate with EventsWith in order.FileOrder mode (as etldump --order file)")
+	readAhead := flag.Int("readahead", 0, "with -events: order.Options.ReadAhead")
+	workers := flag.Int("workers", 0, "with -events: order.Options.Workers")
+	decodeAhead := flag.Int("decodeahead", 0, "with -events: order.Options.DecodeAhead")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: etliterate [-serial] [-time] [-events] FILE")
@@ -38,8 +45,13 @@ func main() {
 	var n, errs int
 	var last int64
 	records := f.Records
+	opts := order.Options{ReadAhead: *readAhead, Workers: *workers, DecodeAhead: *decodeAhead}
 	if *ordered {
-		records = f.Events
+		records = func() iter.Seq2[*record.Record, error] { return f.EventsWith(opts) }
+	}
+	if *fileOrder {
+		opts.Mode = order.FileOrder
+		records = func() iter.Seq2[*record.Record, error] { return f.EventsWith(opts) }
 	}
 	for rec, err := range records() {
 		if err != nil {
