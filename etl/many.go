@@ -17,6 +17,9 @@ type Set struct {
 	Readers []*Reader
 	files   []*File
 	merge   *order.Merge
+	// single: the last iteration was one file in file order, read by
+	// Reader.EventsWith on two goroutines.
+	single bool
 }
 
 // OpenMany opens every trace (plain or wrapped, as Open) and returns them as
@@ -64,6 +67,12 @@ func (s *Set) Events() iter.Seq2[*record.Record, error] {
 // files one after another.
 func (s *Set) EventsWith(opts order.Options) iter.Seq2[*record.Record, error] {
 	return func(yield func(*record.Record, error) bool) {
+		s.merge, s.single = nil, false
+		if len(s.Readers) == 1 && opts.Mode == order.FileOrder {
+			s.single = true
+			s.Readers[0].EventsWith(opts)(yield)
+			return
+		}
 		srcs := make([]order.Source, len(s.Readers))
 		for i, r := range s.Readers {
 			r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
@@ -84,6 +93,9 @@ func (s *Set) EventsWith(opts order.Options) iter.Seq2[*record.Record, error] {
 // Origin is the index in Readers of the file the record just delivered came
 // from; call it in the body of the loop.
 func (s *Set) Origin() int {
+	if s.single {
+		return 0
+	}
 	if s.merge == nil {
 		return -1
 	}
@@ -93,6 +105,9 @@ func (s *Set) Origin() int {
 // Stats describes the order of the last iteration over the whole Set; each
 // reader's Stats counts its own buffers and records.
 func (s *Set) Stats() *order.Stats {
+	if s.single && s.Readers[0].stats.Order != nil {
+		return s.Readers[0].stats.Order
+	}
 	if s.merge == nil {
 		return &order.Stats{}
 	}

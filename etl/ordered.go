@@ -27,6 +27,9 @@ func (r *Reader) Events() iter.Seq2[*record.Record, error] {
 // (the zero value, as Events), order.FileOrder or order.Sorted.
 func (r *Reader) EventsWith(opts order.Options) iter.Seq2[*record.Record, error] {
 	return func(yield func(*record.Record, error) bool) {
+		if r.fileOrderParallel(opts, yield) {
+			return
+		}
 		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
 		m := order.New(opts, r.Source())
 		r.stats.Order = m.Stats()
@@ -34,6 +37,27 @@ func (r *Reader) EventsWith(opts order.Options) iter.Seq2[*record.Record, error]
 		m.Records()(yield)
 		r.stats.counted(&m.Stats().Sources[0])
 	}
+}
+
+// fileOrderParallel is the file order on two goroutines: Records, with
+// the order's counts kept by an order.Counter. It reports false, having
+// done nothing, when Records would run on one goroutine, which the order
+// package does as well.
+func (r *Reader) fileOrderParallel(opts order.Options, yield func(*record.Record, error) bool) bool {
+	if opts.Mode != order.FileOrder || opts.ReadAhead < 0 || r.serial || !useParallel(r) {
+		return false
+	}
+	c := order.NewCounter(r.Source())
+	for rec, err := range r.Records() {
+		if err == nil {
+			c.Add(rec, 0)
+		}
+		if !yield(rec, err) {
+			break
+		}
+	}
+	r.stats.Order = c.Stats()
+	return true
 }
 
 // Source describes the trace to package order; the iteration keeps this

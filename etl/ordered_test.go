@@ -497,3 +497,30 @@ func TestSetOfSyntheticClocks(t *testing.T) {
 	assert.Equal(t, header.FileTimeToTime(qpc.StartTime+10), times[0])
 	assert.Equal(t, header.FileTimeToTime(qpc.StartTime+20), times[1])
 }
+
+// TestSetOfOneInFileOrder: one file in file order is read on two
+// goroutines with the order's counts kept alongside; the Set reports them
+// and every record's origin, as for the merge.
+func TestSetOfOneInFileOrder(t *testing.T) {
+	f, err := etl.Open(samples.Path(t, "shutdown-kernel.etl"))
+	require.NoError(t, err)
+	defer f.Close()
+	for range f.EventsWith(order.Options{Mode: order.FileOrder, ReadAhead: -1}) {
+	}
+	want := *f.Stats().Order
+	set := etl.NewSet(f.Reader)
+	n := 0
+	for _, err := range set.EventsWith(order.Options{Mode: order.FileOrder}) {
+		require.NoError(t, err)
+		require.Equal(t, 0, set.Origin())
+		n++
+	}
+	got := set.Stats()
+	assert.Equal(t, 17078, n)
+	assert.Equal(t, 31, got.BackwardSteps)
+	assert.Equal(t, want.BackwardSteps, got.BackwardSteps)
+	assert.Equal(t, want.LargestBackwardStep, got.LargestBackwardStep)
+	assert.Equal(t, want.Ties, got.Ties)
+	assert.Equal(t, want.Sources, got.Sources)
+	assert.Equal(t, 17078, f.Stats().Records)
+}

@@ -312,10 +312,10 @@ func (r *Reader) SetParallel(on bool) { r.serial = !on }
 // decodes buffers ahead of the loop (see SetParallel); memory stays bounded
 // by a few buffers either way.
 //
-// It keeps its own loop: EventsWith in order.FileOrder mode gives the same
-// records and Stats but also keeps the merge's time statistics (backward
-// steps, ties), at about 16% more instructions per record. Counting goes
-// through the same Stats helpers.
+// EventsWith in order.FileOrder mode gives the same records and Stats and
+// also keeps the order's counts (backward steps, ties): it runs this loop
+// with an order.Counter alongside when this loop runs on two goroutines,
+// and package order's own file-order loop otherwise.
 func (r *Reader) Records() iter.Seq2[*record.Record, error] {
 	return func(yield func(*record.Record, error) bool) {
 		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}

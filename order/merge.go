@@ -65,18 +65,23 @@ func (m *Merge) Source() int { return m.lastSrc }
 // damaged buffer costs that buffer only.
 func (m *Merge) Records() iter.Seq2[*record.Record, error] {
 	return func(yield func(*record.Record, error) bool) {
-		m.stats = Stats{Mode: m.opts.Mode}
-		m.lastT, m.lastF, m.lastSID = math.MinInt64, 0, -1
-		m.fine, m.clock = len(m.sources) > 1, nil
-		if len(m.sources) == 1 {
-			m.clock = m.sources[0].Clock
-		}
+		m.reset()
 		switch m.opts.Mode {
 		case FileOrder:
 			m.fileOrder(yield)
 		default:
 			m.merge(yield)
 		}
+	}
+}
+
+// reset starts the counts and the timeline of an iteration.
+func (m *Merge) reset() {
+	m.stats = Stats{Mode: m.opts.Mode}
+	m.lastT, m.lastF, m.lastSID = math.MinInt64, 0, -1
+	m.fine, m.clock = len(m.sources) > 1, nil
+	if len(m.sources) == 1 {
+		m.clock = m.sources[0].Clock
 	}
 }
 
