@@ -57,14 +57,16 @@ type merger struct {
 
 // skimmer is the merger's view of a data stream.
 type skimmer struct {
-	s       *stream
-	cur     *slot
-	cursor  record.Cursor
-	cpu     uint16
-	active  bool
-	done    bool
-	taken   int // buffers taken from the stream's channel
-	last    key // the record before, for the inversions
+	s      *stream
+	cur    *slot
+	cursor record.Cursor
+	cpu    uint16
+	active bool
+	done   bool
+	taken  int // buffers taken from the stream's channel
+	// The time of the record before, for the inversions.
+	lastT   int64
+	lastF   uint32
 	scratch record.Record
 }
 
@@ -79,7 +81,7 @@ func newMerger(m *Merge) *merger {
 	}
 	for i, s := range m.data {
 		p.st[i].s = s
-		p.st[i].last.t = math.MinInt64
+		p.st[i].lastT = math.MinInt64
 	}
 	for i := 0; i < pipeBatches; i++ {
 		p.free <- make([]uint32, 0, pipeBatch)
@@ -172,10 +174,10 @@ func (p *merger) advance(i int) (isErr, alive bool) {
 					t, f = stampOf(w.s.clock, raw, true)
 				}
 				p.keys[i] = key{t: t, hi: makeHi(f, w.cpu, w.s.src)}
-				if t < w.last.t || t == w.last.t && f < uint32(w.last.hi) {
-					p.m.inversion(w.s, uint64(w.last.t)-uint64(t))
+				if t < w.lastT || t == w.lastT && f < w.lastF {
+					p.m.inversion(w.s, uint64(w.lastT)-uint64(t))
 				}
-				w.last = key{t: t, hi: uint64(f)}
+				w.lastT, w.lastF = t, f
 				return false, true
 			}
 			w.active = false

@@ -30,23 +30,27 @@ func (a *key) less(b *key) bool {
 // its path to the root costs ⌈log2 k⌉ comparisons, against about twice that
 // for a binary heap, which matters at one replay per record.
 //
-// Each node keeps a copy of its loser's key next to the loser: only the
-// winner's key ever changes between replays, so the copies stay true, and a
-// replay compares against them without reaching into the streams' keys.
+// Each node keeps a copy of its loser's key next to the loser's number: only
+// the winner's key ever changes between replays, so the copies stay true,
+// and a replay compares against them without reaching into the streams'
+// keys, touching one array.
 type loserTree struct {
-	node []int32
-	lk   []key // lk[n] is the key of stream node[n], for n ≥ 1
+	node []treeNode
 	keys []key
+}
+
+type treeNode struct {
+	key
+	s int32
 }
 
 func (t *loserTree) init(keys []key) {
 	k := len(keys)
 	t.keys = keys
 	if cap(t.node) < k {
-		t.node = make([]int32, k)
-		t.lk = make([]key, k)
+		t.node = make([]treeNode, k)
 	}
-	t.node, t.lk = t.node[:k], t.lk[:k]
+	t.node = t.node[:k]
 	if k == 0 {
 		return
 	}
@@ -61,27 +65,26 @@ func (t *loserTree) init(keys []key) {
 		if t.keys[b].less(&t.keys[a]) {
 			a, b = b, a
 		}
-		win[n], t.node[n], t.lk[n] = a, b, t.keys[b]
+		win[n], t.node[n] = a, treeNode{t.keys[b], b}
 	}
 	if k == 1 {
-		t.node[0] = 0
+		t.node[0].s = 0
 	} else {
-		t.node[0] = win[1]
+		t.node[0].s = win[1]
 	}
 }
 
 // winner is the stream whose key is smallest.
-func (t *loserTree) winner() int { return int(t.node[0]) }
+func (t *loserTree) winner() int { return int(t.node[0].s) }
 
 // replay restores the tree after the key of stream s (the winner) changed.
 func (t *loserTree) replay(s int) {
-	node, lk := t.node, t.lk[:len(t.node)]
-	w, wk := int32(s), t.keys[s]
-	for n := (s + len(node)) >> 1; n > 0; n >>= 1 {
-		if l := &lk[n]; l.t < wk.t || l.t == wk.t && l.hi < wk.hi {
-			node[n], w = w, node[n]
-			*l, wk = wk, *l
+	node := t.node
+	w := treeNode{t.keys[s], int32(s)}
+	for n := uint(s+len(node)) >> 1; n > 0 && n < uint(len(node)); n >>= 1 {
+		if l := &node[n]; l.t < w.t || l.t == w.t && l.hi < w.hi {
+			*l, w = w, *l
 		}
 	}
-	node[0] = w
+	node[0].s = w.s
 }

@@ -112,7 +112,9 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 // fastFixed gives, for each header type, the size of the fixed header of
 // the kernel kinds decodeFast serves, fastEvent for EVENT_HEADER, and 0
 // for the kinds it leaves to Decode: one load instead of a switch, for
-// every record Skim steps over.
+// every record Skim steps over. Skim makes decodeFast's checks this way;
+// sameSkim, in TestSkimEqualsNext and FuzzFastPath, holds the two to the
+// same answer.
 var fastFixed = func() (t [256]uint8) {
 	t[header.TypeEventHeader64], t[header.TypeEventHeader32] = fastEvent, fastEvent
 	t[header.TypeSystem64], t[header.TypeSystem32] = header.SystemHeaderSize, header.SystemHeaderSize
@@ -124,43 +126,6 @@ var fastFixed = func() (t [256]uint8) {
 // fastEvent stands for EVENT_HEADER in fastFixed; no kernel header is that
 // small.
 const fastEvent = 1
-
-// fastLayout says whether the record at data[at:] is of a kind decodeFast
-// serves, and its type and size, with the size of its fixed header for the
-// kernel kinds (0 for EVENT_HEADER). It makes decodeFast's checks, which
-// decodeFast keeps inline because it runs for every record; sameSkim, in
-// TestSkimEqualsNext and FuzzFastPath, holds the two to the same answer.
-func fastLayout(data []byte, at int) (typ header.Type, size, fixed int, ok bool) {
-	if at+8 > len(data) {
-		return 0, 0, 0, false
-	}
-	marker := binary.LittleEndian.Uint32(data[at:])
-	if marker>>24 != typedMarker {
-		return 0, 0, 0, false
-	}
-	typ = header.Type(marker >> 16)
-	switch fixed = int(fastFixed[uint8(typ)]); fixed {
-	case 0:
-		return 0, 0, 0, false
-	case fastEvent:
-		size, fixed = int(uint16(marker)), 0
-		if size < eventHeaderMinSize {
-			return 0, 0, 0, false
-		}
-	default:
-		if uint16(marker)&kernelVersionExt != 0 {
-			return 0, 0, 0, false
-		}
-		size = int(binary.LittleEndian.Uint16(data[at+4:]))
-		if size < fixed {
-			return 0, 0, 0, false
-		}
-	}
-	if at+size > len(data) {
-		return 0, 0, 0, false
-	}
-	return typ, size, fixed, true
-}
 
 // Skim steps over the next record as Next would and gives only its raw
 // timestamp, for a pass that orders records without delivering them. The
@@ -175,18 +140,28 @@ func (c *Cursor) Skim(scratch *Record) (raw int64, ok bool, err error) {
 	}
 	data := c.buf.Data
 	at := c.pos
-	if _, size, fixed, fast := fastLayout(data, at); fast {
+	// decodeFast's checks, made inline: this runs for every record.
+	if at >= 0 && at+0x18 <= len(data) {
 		le := binary.LittleEndian
+		b := data[at : at+0x18]
+		marker := le.Uint32(b)
+		size, fixed := 0, int(fastFixed[uint8(marker>>16)])
 		switch {
-		case fixed == 0 && le.Uint16(data[at+4:])&header.FlagExtendedInfo != 0:
-			// The extended items could fail to decode.
-			fast = false
-		case fixed == header.PerfInfoHeaderSize:
-			raw = int64(le.Uint64(data[at+8:]))
-		default:
-			raw = int64(le.Uint64(data[at+0x10:]))
+		case marker>>24 != typedMarker || fixed == 0:
+		case fixed == fastEvent:
+			// Extended items could fail to decode: Next decides those.
+			if le.Uint16(b[4:])&header.FlagExtendedInfo == 0 && int(uint16(marker)) >= eventHeaderMinSize {
+				size, raw = int(uint16(marker)), int64(le.Uint64(b[0x10:]))
+			}
+		case uint16(marker)&kernelVersionExt == 0 && int(le.Uint16(b[4:])) >= fixed:
+			size = int(le.Uint16(b[4:]))
+			if fixed == header.PerfInfoHeaderSize {
+				raw = int64(le.Uint64(b[8:]))
+			} else {
+				raw = int64(le.Uint64(b[0x10:]))
+			}
 		}
-		if fast {
+		if size > 0 && at+size <= len(data) {
 			c.pos = at + header.Align(size)
 			if c.pos >= len(data) {
 				c.done = true
