@@ -13,10 +13,10 @@ import (
 	"github.com/etlkit/etlkit/header"
 )
 
-// writeTrace builds a trace of one-record-per-tag buffers into a file:
+// writeBuffers builds a trace of one-record-per-tag buffers into a file:
 // bufs[i] lists the (cpu, sequence number) of buffer i and the raw
 // timestamps of its records.
-func writeTrace(t *testing.T, s etltest.Session, bufs []etltest.Buffer, stamps [][]int64) string {
+func writeBuffers(t *testing.T, s etltest.Session, bufs []etltest.Buffer, stamps [][]int64) string {
 	t.Helper()
 	data, _, err := etltest.Build(s, func(b *etltest.Builder) error {
 		for i, spec := range bufs {
@@ -67,7 +67,7 @@ func TestDefaultOrderIsExact(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.s.HeaderTimeStamp = base
-			path := writeTrace(t, c.s, c.bufs, c.stamps)
+			path := writeBuffers(t, c.s, c.bufs, c.stamps)
 			st, errs, code := statsJSON(t, path)
 			require.Equal(t, 0, code, errs)
 			assert.EqualValues(t, 0, st["Inversions"])
