@@ -38,35 +38,34 @@ func eventsDigest(t *testing.T, f *etl.File) string {
 
 func wrapped(t *testing.T, plain []byte) map[etl.Wrapper][]byte {
 	out := map[etl.Wrapper][]byte{etl.WrapperNone: plain}
-	var b bytes.Buffer
-	gz := gzip.NewWriter(&b)
-	gz.Write(plain)
-	require.NoError(t, gz.Close())
-	out[etl.WrapperGzip] = bytes.Clone(b.Bytes())
-
-	b.Reset()
-	zw, err := zstd.NewWriter(&b)
-	require.NoError(t, err)
-	zw.Write(plain)
-	require.NoError(t, zw.Close())
-	out[etl.WrapperZstd] = bytes.Clone(b.Bytes())
-
-	b.Reset()
-	xw, err := xz.NewWriter(&b)
-	require.NoError(t, err)
-	xw.Write(plain)
-	require.NoError(t, xw.Close())
-	out[etl.WrapperXz] = bytes.Clone(b.Bytes())
-
-	b.Reset()
-	zipw := zip.NewWriter(&b)
-	m, err := zipw.Create("trace.etl")
-	require.NoError(t, err)
-	m.Write(plain)
-	require.NoError(t, zipw.Close())
-	out[etl.WrapperZip] = bytes.Clone(b.Bytes())
+	for w, open := range map[etl.Wrapper]func(io.Writer) (io.WriteCloser, error){
+		etl.WrapperGzip: func(b io.Writer) (io.WriteCloser, error) { return gzip.NewWriter(b), nil },
+		etl.WrapperZstd: func(b io.Writer) (io.WriteCloser, error) { return zstd.NewWriter(b) },
+		etl.WrapperXz:   func(b io.Writer) (io.WriteCloser, error) { return xz.NewWriter(b) },
+		etl.WrapperZip: func(b io.Writer) (io.WriteCloser, error) {
+			zw := zip.NewWriter(b)
+			m, err := zw.Create("trace.etl")
+			return zipMember{m, zw}, err
+		},
+	} {
+		var b bytes.Buffer
+		wc, err := open(&b)
+		require.NoError(t, err)
+		_, err = wc.Write(plain)
+		require.NoError(t, err)
+		require.NoError(t, wc.Close())
+		out[w] = b.Bytes()
+	}
 	return out
 }
+
+// zipMember writes one member and closes the archive.
+type zipMember struct {
+	io.Writer
+	zw *zip.Writer
+}
+
+func (z zipMember) Close() error { return z.zw.Close() }
 
 // TestOpenReaderStreams reads a trace from a stream, plain and in every
 // wrapper, in memory and spilled to a temporary file, and finds the records

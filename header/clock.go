@@ -66,21 +66,14 @@ func (c *Clock) FileTime(raw int64) int64 {
 	if c.num == 1 && c.den == 1 {
 		return c.StartTime + (raw - c.Anchor)
 	}
-	delta := raw - c.Anchor
-	neg := delta < 0
-	mag := uint64(delta)
-	if neg {
-		mag = uint64(-delta)
-	}
-	hi, lo := bits.Mul64(mag, c.num)
-	if hi >= c.den {
+	q, r, neg, ok := c.scaled(raw)
+	if !ok {
 		// The result cannot be represented; saturate rather than wrap.
 		if neg {
 			return c.StartTime - (1<<62 - 1)
 		}
 		return c.StartTime + (1<<62 - 1)
 	}
-	q, r := bits.Div64(hi, lo, c.den)
 	if q > 1<<62 {
 		q, r = 1<<62, 0
 	}
@@ -94,6 +87,24 @@ func (c *Clock) FileTime(raw int64) int64 {
 	return c.StartTime + int64(q)
 }
 
+// scaled is |raw − Anchor| × num / den, quotient and remainder, and whether
+// raw is before the anchor; ok is false when the quotient does not fit in
+// 64 bits.
+func (c *Clock) scaled(raw int64) (q, r uint64, neg, ok bool) {
+	delta := raw - c.Anchor
+	neg = delta < 0
+	mag := uint64(delta)
+	if neg {
+		mag = uint64(-delta)
+	}
+	hi, lo := bits.Mul64(mag, c.num)
+	if hi >= c.den {
+		return 0, 0, neg, false
+	}
+	q, r = bits.Div64(hi, lo, c.den)
+	return q, r, neg, true
+}
+
 // UTC converts a raw timestamp to UTC.
 func (c *Clock) UTC(raw int64) time.Time { return FileTimeToTime(c.FileTime(raw)) }
 
@@ -103,32 +114,17 @@ func (c *Clock) UTC(raw int64) time.Time { return FileTimeToTime(c.FileTime(raw)
 // differ (for clocks up to 2×10^16 Hz), so that timestamps from several
 // clocks can be ordered below 100 ns where the clocks resolve it.
 func (c *Clock) FineFileTime(raw int64) (ft int64, frac uint32) {
+	ft = c.FileTime(raw)
 	if c.den == 0 || c.num == 1 && c.den == 1 {
-		return c.FileTime(raw), 0
+		return ft, 0
 	}
-	delta := raw - c.Anchor
-	neg := delta < 0
-	mag := uint64(delta)
-	if neg {
-		mag = uint64(-delta)
+	q, r, neg, ok := c.scaled(raw)
+	if !ok || q > 1<<62 {
+		return ft, 0 // saturated
 	}
-	hi, lo := bits.Mul64(mag, c.num)
-	if hi >= c.den {
-		return c.FileTime(raw), 0 // saturated
-	}
-	q, r := bits.Div64(hi, lo, c.den)
-	if q > 1<<62 {
-		return c.FileTime(raw), 0
-	}
-	ft = c.StartTime + int64(q)
-	if neg {
-		ft = c.StartTime - int64(q)
-		if r != 0 {
-			// Rounded down, as FileTime does: the fraction is what lies
-			// above.
-			ft--
-			r = c.den - r
-		}
+	if neg && r != 0 {
+		// FileTime rounds down: the fraction is what lies above.
+		r = c.den - r
 	}
 	// r < den, so r × 2^31 / den < 2^31.
 	fh, fl := bits.Mul64(r, 1<<31)

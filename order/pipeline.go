@@ -243,7 +243,6 @@ func (m *Merge) mergePiped(yield func(*record.Record, error) bool) bool {
 		close(p.quit)
 		p.wg.Wait()
 	}()
-	sorted := m.opts.Mode == Sorted
 	for batch := range p.out {
 		for _, item := range batch {
 			s := m.data[item>>1]
@@ -257,13 +256,7 @@ func (m *Merge) mergePiped(yield func(*record.Record, error) bool) bool {
 				}
 				continue
 			}
-			var ok bool
-			if sorted {
-				ok = m.hold(s, yield)
-			} else {
-				ok = m.emit(s.recp, s.t, s.f, s.id, s.src, yield)
-			}
-			if !ok {
+			if !m.deliver(s, yield) {
 				return false
 			}
 		}
