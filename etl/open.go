@@ -33,6 +33,11 @@ const (
 // larger one is written to a temporary file so that memory stays bounded.
 var SpillThreshold int64 = 32 << 20
 
+// StreamSpillThreshold is SpillThreshold for a trace read from a stream
+// (OpenReader): a pass in file order needs a few buffers of it at a time,
+// so only a small trace is kept whole in memory.
+var StreamSpillThreshold int64 = 4 << 20
+
 // DetectWrapper names the container whose magic bytes start head.
 func DetectWrapper(head []byte) Wrapper {
 	switch {
@@ -57,6 +62,8 @@ type File struct {
 	Name    string
 	Wrapper Wrapper
 	closers []func() error
+	// inMemory, when set, bounds what spill keeps in memory.
+	inMemory int64
 }
 
 // Close releases the file and any temporary file made while unwrapping.
@@ -97,9 +104,9 @@ func Open(path string) (*File, error) {
 // OpenReader reads a trace from a stream, such as standard input, plain or
 // wrapped as Open accepts; name is the File's Name. A regular file (a
 // redirected standard input) is read in place. Otherwise the trace is
-// unwrapped as it streams in and kept as Open keeps an unwrapped trace: in
-// memory up to SpillThreshold, in a temporary file beyond, since the time
-// order reads the buffers of each processor out of file order. A zip
+// unwrapped as it streams in and kept in memory up to
+// StreamSpillThreshold, in a temporary file beyond, since the time order
+// reads the buffers of each processor out of file order. A zip
 // archive, whose directory is at its end, always goes to a temporary file.
 // Close removes the temporary file; it does not close r.
 func OpenReader(r io.Reader, name string) (*File, error) {
@@ -111,6 +118,7 @@ func OpenReader(r io.Reader, name string) (*File, error) {
 			}
 		}
 	}
+	f.inMemory = min(StreamSpillThreshold, SpillThreshold)
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(8)
 	f.Wrapper = DetectWrapper(head)
@@ -250,15 +258,19 @@ func pickZipMember(files []*zip.File) *zip.File {
 	return first
 }
 
-// spill reads src into memory up to SpillThreshold, and into a temporary
-// file beyond it.
+// spill reads src into memory up to SpillThreshold (StreamSpillThreshold
+// for a stream), and into a temporary file beyond it.
 func (f *File) spill(src io.Reader) (io.ReaderAt, int64, error) {
+	limit := SpillThreshold
+	if f.inMemory > 0 {
+		limit = f.inMemory
+	}
 	// The memory grows with what arrives, never past the threshold.
 	var mem []byte
-	for int64(len(mem)) <= SpillThreshold {
+	for int64(len(mem)) <= limit {
 		if len(mem) == cap(mem) {
 			grown := int64(max(2*cap(mem), 64<<10))
-			grown = min(grown, SpillThreshold+1)
+			grown = min(grown, limit+1)
 			if grown <= int64(len(mem)) {
 				break
 			}

@@ -85,9 +85,9 @@ func TestOpenReaderStreams(t *testing.T) {
 				dir := t.TempDir()
 				t.Setenv("TMPDIR", dir)
 				if spill {
-					old := etl.SpillThreshold
-					etl.SpillThreshold = 4096
-					defer func() { etl.SpillThreshold = old }()
+					old := etl.StreamSpillThreshold
+					etl.StreamSpillThreshold = 4096
+					defer func() { etl.StreamSpillThreshold = old }()
 				}
 				f, err := etl.OpenReader(stream{bytes.NewReader(data)}, "-")
 				require.NoError(t, err)
