@@ -244,6 +244,16 @@ func TestEventsOnSamples(t *testing.T) {
 			assert.Equal(t, want.fileBackward, f.Stats().Order.BackwardSteps)
 			sameStats(t, fileStats, *f.Stats(), "FileOrder counts as Records does")
 
+			// The merge on a goroutine of its own gives the same.
+			ahead := readAll(t, f.EventsWith(order.Options{MergeAhead: true}))
+			assert.Equal(t, events, ahead)
+			sameStats(t, st, *f.Stats(), "MergeAhead counts as the merge on one goroutine")
+			aheadOrder := *f.Stats().Order
+			assert.Equal(t, st.Order.Inversions, aheadOrder.Inversions)
+			assert.Equal(t, st.Order.BackwardSteps, aheadOrder.BackwardSteps)
+			assert.Equal(t, st.Order.Ties, aheadOrder.Ties)
+			assert.Equal(t, st.Order.Sources, aheadOrder.Sources)
+
 			// No sample has an inversion, so Sorted is Ordered.
 			sorted := readAll(t, f.EventsWith(order.Options{Mode: order.Sorted}))
 			assert.Equal(t, events, sorted)

@@ -48,7 +48,7 @@ func check(t *testing.T, opts order.Options, srcs ...order.Source) ([]out, order
 		}
 		// Read-ahead on and a merge to run: the merge has a goroutine of
 		// its own, and must give what the merge on one goroutine gives.
-		want := o.ReadAhead >= 0 && o.DecodeAhead == 0 && runtime.GOMAXPROCS(0) >= 2 && data >= 2 && o.Mode != order.FileOrder
+		want := o.MergeAhead && o.ReadAhead >= 0 && o.DecodeAhead == 0 && runtime.GOMAXPROCS(0) >= 2 && data >= 2 && o.Mode != order.FileOrder
 		assert.Equal(t, want, st.Pipelined, rm.name)
 		if i == 0 {
 			first, stats = got, *st

@@ -43,11 +43,10 @@
 // Memory is bounded by the number of streams times the buffer size, plus a
 // small index of every buffer (24 bytes each), whatever the size of the
 // file. Worker goroutines read and decompress the next buffers of each stream
-// ahead of the merge, so that compressed traces use every core. With two
-// cores or more the merge itself runs on a goroutine of its own, a little
-// ahead: it steps over records reading only their timestamps and hands the
-// iterating goroutine the order in which to decode them, so that the time
-// order costs little more than the file order.
+// ahead of the merge, so that compressed traces use every core. Asked
+// (Options.MergeAhead), the merge itself runs on a goroutine of its own, a
+// little ahead: it steps over records reading only their timestamps and
+// hands the iterating goroutine the order in which to decode them.
 //
 // The package does not open files; package etl builds Sources from its
 // readers and exposes the modes (etl.Reader.Events is the ordered default).

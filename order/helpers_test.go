@@ -139,4 +139,8 @@ var readModes = []struct {
 	// Decoding ahead two records of each buffer, the rest when reached.
 	{"decode2", order.Options{ReadAhead: 2, Workers: 2, DecodeAhead: 2}},
 	{"decodeAll", order.Options{ReadAhead: 1, Workers: 2, DecodeAhead: 1000}},
+	// The merge on a goroutine of its own, with the buffers read there or
+	// ahead on workers.
+	{"mergeAhead", order.Options{MergeAhead: true}},
+	{"mergeAhead3x2", order.Options{MergeAhead: true, ReadAhead: 3, Workers: 2}},
 }

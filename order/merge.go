@@ -186,10 +186,10 @@ func (m *Merge) setup() {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// The merge runs on a goroutine of its own when there is a core for it
-	// and a merge to run, unless read-ahead is off or records are to be
-	// decoded ahead.
-	m.piped = m.opts.ReadAhead >= 0 && m.opts.DecodeAhead <= 0 && runtime.GOMAXPROCS(0) >= 2 && len(data) >= 2 &&
+	// The merge runs on a goroutine of its own when asked, there is a core
+	// for it and a merge to run, unless read-ahead is off or records are to
+	// be decoded ahead.
+	m.piped = m.opts.MergeAhead && m.opts.ReadAhead >= 0 && m.opts.DecodeAhead <= 0 && runtime.GOMAXPROCS(0) >= 2 && len(data) >= 2 &&
 		len(m.streams)*max(pipeRing, 1+depth)*largest <= ReadAheadBudget
 	limit := 0
 	if depth == 0 {

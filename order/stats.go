@@ -47,7 +47,7 @@ type Stats struct {
 	Workers     int
 	DecodeAhead int
 	// Pipelined: the merge ran on a goroutine of its own, ahead of the
-	// decoding on the iterating goroutine.
+	// decoding on the iterating goroutine (Options.MergeAhead).
 	Pipelined bool
 }
 

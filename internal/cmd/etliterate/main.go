@@ -23,6 +23,7 @@ func main() {
 	readAhead := flag.Int("readahead", 0, "with -events: order.Options.ReadAhead")
 	workers := flag.Int("workers", 0, "with -events: order.Options.Workers")
 	decodeAhead := flag.Int("decodeahead", 0, "with -events: order.Options.DecodeAhead")
+	mergeAhead := flag.Bool("mergeahead", false, "with -events: order.Options.MergeAhead")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: etliterate [-serial] [-time] [-events] FILE")
@@ -45,7 +46,7 @@ func main() {
 	var n, errs int
 	var last int64
 	records := f.Records
-	opts := order.Options{ReadAhead: *readAhead, Workers: *workers, DecodeAhead: *decodeAhead}
+	opts := order.Options{ReadAhead: *readAhead, Workers: *workers, DecodeAhead: *decodeAhead, MergeAhead: *mergeAhead}
 	if *ordered {
 		records = func() iter.Seq2[*record.Record, error] { return f.EventsWith(opts) }
 	}

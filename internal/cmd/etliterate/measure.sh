@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process timing of etldump's time order against its file order and
-# against cat, on the etlgen benchmark trace: the commands run interleaved,
+# against cat, and of the time order with the merge on its own goroutine
+# (etliterate -events -mergeahead, which does less per record than
+# etldump), on the etlgen benchmark trace: the commands run interleaved,
 # round after round, so that a slow phase of a shared machine hits them
 # all; each round's ratios are taken, and the medians printed, with the
 # largest peak RSS.
@@ -18,12 +20,12 @@ go build -o "$bin/etliterate" ./internal/cmd/etliterate
 [ -f "$trace" ] || go run ./internal/cmd/etlgen "$trace"
 cat "$trace" >/dev/null
 
-names=(cat time file time-one-goroutine)
+names=(cat time file time-merge-ahead)
 cmds=(
 	"cat $trace"
 	"$bin/etldump --count $trace"
 	"$bin/etldump --count --order file $trace"
-	"$bin/etliterate -events -readahead -1 $trace"
+	"$bin/etliterate -events -mergeahead $trace"
 )
 out=$(mktemp)
 for ((r = 0; r < rounds; r++)); do
@@ -38,12 +40,12 @@ awk '
 		return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 	}
 	END {
-		split("cat time file time-one-goroutine", names, " ")
+		split("cat time file time-merge-ahead", names, " ")
 		for (c = 1; c <= 4; c++) {
 			for (r = 0; r < n; r++) v[r + 1] = wall[names[c], r]
 			printf "%-20s median %.3f s, peak RSS %d KiB\n", names[c], median(v, n), rss[names[c]]
 		}
-		split("time/file time/cat file/cat time-one-goroutine/cat", ratios, " ")
+		split("time/file time/cat file/cat time-merge-ahead/cat", ratios, " ")
 		for (q = 1; q <= 4; q++) {
 			split(ratios[q], ab, "/")
 			for (r = 0; r < n; r++) v[r + 1] = wall[ab[1], r] / wall[ab[2], r]
