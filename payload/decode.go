@@ -420,10 +420,7 @@ func (d *decoder) element(f *Field, out *Value) error {
 		if err := d.need(16, "SYSTEMTIME"); err != nil {
 			return err
 		}
-		*out = Value{field: f, kind: KindTime, flags: flagSysTime, raw: d.p[d.pos : d.pos+16 : d.pos+16]}
-		if !validSystemTime(out.raw) {
-			out.flags |= flagBadTime
-		}
+		*out = Value{field: f, kind: KindTime, flags: systemTimeFlags(d.p[d.pos : d.pos+16]), raw: d.p[d.pos : d.pos+16 : d.pos+16]}
 		d.pos += 16
 		return nil
 	case InSID:

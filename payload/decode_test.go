@@ -341,3 +341,36 @@ func TestDecodeDoesNotAllocate(t *testing.T) {
 	assert.Zero(t, allocs)
 	assert.Equal(t, `{"N":2,"A":[1,3],"S":"hello","P":["0x1","0x2"]}N=2 A=[1,3] S=hello P=["0x1","0x2"]`, string(out))
 }
+
+func TestSystemTimeRules(t *testing.T) {
+	st := func(f ...uint16) []byte {
+		var b []byte
+		for _, x := range f {
+			b = append(b, le16(x)...)
+		}
+		return b
+	}
+	field := payload.Field{Name: "T", InType: payload.InSystemTime}
+	for _, c := range []struct {
+		fields [8]uint16
+		text   string
+		date   bool
+	}{
+		// TIME_ZONE_INFORMATION keeps its transitions as year-0 rules:
+		// the first Sunday of November, the second Sunday of March.
+		{[8]uint16{0, 11, 0, 1, 2, 0, 0, 0}, "yearly, first Sunday of November, 02:00:00", false},
+		{[8]uint16{0, 3, 0, 2, 2, 0, 0, 0}, "yearly, second Sunday of March, 02:00:00", false},
+		{[8]uint16{0, 10, 6, 5, 23, 59, 59, 999}, "yearly, last Saturday of October, 23:59:59.999", false},
+		{[8]uint16{2020, 7, 3, 29, 0, 7, 0, 623}, "2020-07-29T00:07:00.6230000Z", true},
+		// Not a rule: a week past 5 makes it the sixth of March of year
+		// 0, and the zero value is out of range.
+		{[8]uint16{0, 3, 0, 6, 2, 0, 0, 0}, "0000-03-06T02:00:00.0000000Z", true},
+		{[8]uint16{}, "0000-00-00T00:00:00.0000000Z", false},
+	} {
+		v := decode(t, st(c.fields[:]...), field)[0]
+		assert.Equal(t, "T="+c.text, text([]payload.Value{v}))
+		assert.Equal(t, `{"T":"`+c.text+`"}`, jsonOf([]payload.Value{v}))
+		assert.Equal(t, c.text, string(payload.AppendSystemTime(nil, c.fields)))
+		assert.Equal(t, c.date, !v.Time().IsZero(), c.text)
+	}
+}

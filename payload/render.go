@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/netip"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -416,12 +417,21 @@ func (v Value) appendTime(dst []byte) []byte {
 	if v.flags&flagSysTime == 0 {
 		return FileTimeToTime(v.num).AppendFormat(dst, timeLayout)
 	}
-	if v.flags&flagBadTime == 0 {
-		return v.Time().AppendFormat(dst, timeLayout)
-	}
-	// Out-of-range fields are shown as they are rather than normalized
-	// into some other instant.
-	st := systemTime(v.raw)
+	return AppendSystemTime(dst, systemTime(v.raw))
+}
+
+var (
+	weekNames = [...]string{"", "first", "second", "third", "fourth", "last"}
+	dayNames  = [...]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+)
+
+// AppendSystemTime appends a SYSTEMTIME (wYear, wMonth, wDayOfWeek, wDay,
+// wHour, wMinute, wSecond, wMilliseconds) as a value of one renders: a
+// date in RFC 3339 UTC; a yearly transition rule (year 0, as the standard
+// and daylight dates of a TIME_ZONE_INFORMATION hold them) as
+// "yearly, last Sunday of March, 02:00:00"; and fields out of range as
+// they are, so that they are not normalized into some other instant.
+func AppendSystemTime(dst []byte, st [8]uint16) []byte {
 	pad := func(dst []byte, x uint16, n int) []byte {
 		var tmp [5]byte
 		s := strconv.AppendUint(tmp[:0], uint64(x), 10)
@@ -430,17 +440,39 @@ func (v Value) appendTime(dst []byte) []byte {
 		}
 		return append(dst, s...)
 	}
+	clock := func(dst []byte) []byte {
+		dst = pad(dst, st[4], 2)
+		dst = append(dst, ':')
+		dst = pad(dst, st[5], 2)
+		dst = append(dst, ':')
+		return pad(dst, st[6], 2)
+	}
+	switch {
+	case isRule(st):
+		dst = append(dst, "yearly, "...)
+		dst = append(dst, weekNames[st[3]]...)
+		dst = append(dst, ' ')
+		dst = append(dst, dayNames[st[2]]...)
+		dst = append(dst, " of "...)
+		dst = append(dst, time.Month(st[1]).String()...)
+		dst = append(dst, ", "...)
+		dst = clock(dst)
+		if st[7] != 0 {
+			dst = append(dst, '.')
+			dst = pad(dst, st[7], 3)
+		}
+		return dst
+	case validSystemTime(st):
+		t := time.Date(int(st[0]), time.Month(st[1]), int(st[3]), int(st[4]), int(st[5]), int(st[6]), int(st[7])*1e6, time.UTC)
+		return t.AppendFormat(dst, timeLayout)
+	}
 	dst = pad(dst, st[0], 4)
 	dst = append(dst, '-')
 	dst = pad(dst, st[1], 2)
 	dst = append(dst, '-')
 	dst = pad(dst, st[3], 2)
 	dst = append(dst, 'T')
-	dst = pad(dst, st[4], 2)
-	dst = append(dst, ':')
-	dst = pad(dst, st[5], 2)
-	dst = append(dst, ':')
-	dst = pad(dst, st[6], 2)
+	dst = clock(dst)
 	dst = append(dst, '.')
 	dst = pad(dst, st[7], 3)
 	return append(dst, "0000Z"...)
