@@ -66,6 +66,9 @@ type Describer struct {
 	traits  record.TraitsCache
 	vals    []payload.Value
 	unnamed map[uint16]string
+	// kernel learns volume and file names from the records described
+	// with their payload, to show kernel file names as DOS paths.
+	kernel kernel.State
 }
 
 // New returns a Describer over the given sources.
@@ -88,10 +91,15 @@ func (z *Describer) Describe(r *record.Record, d *Description, withPayload bool)
 		d.Kernel, d.Group = true, g
 		d.ProviderName = kernel.ProviderName
 	}
+	if withPayload {
+		z.kernel.Learn(r)
+	}
 	e, exact := z.lookup(r, d)
 	if e != nil {
 		d.Event = e
-		if d.ProviderName == "" {
+		// A kernel event's own provider name wins: TraceEvent files a few
+		// under MSNT_SystemTrace, the MOF root.
+		if d.ProviderName == "" || d.Kernel && e.Provider != "" {
 			d.ProviderName = e.Provider
 		}
 		d.EventName = e.Name
@@ -208,6 +216,9 @@ func (z *Describer) decode(r *record.Record, e *schema.Event, exact bool, d *Des
 	}
 	if e.Computed != nil {
 		vals = e.Computed(r, vals)
+	}
+	if d.Kernel {
+		vals = z.kernel.Rewrite(vals)
 	}
 	z.keep(vals)
 	d.Fields, d.Decoded, d.Err = vals, true, err

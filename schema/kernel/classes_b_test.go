@@ -97,20 +97,20 @@ func TestClassesB(t *testing.T) {
 		checkSchema(t, c.name, e.Payload)
 	}
 	assert.Equal(t, 185, n, "classes of groupsB")
-	classic := 0
-	for _, ops := range traceControl {
+	kernelClassic := 0
+	for _, ops := range classic {
 		for _, e := range ops {
 			if e.Provider != ProviderName {
 				continue
 			}
-			classic++
+			kernelClassic++
 			assert.NotEmpty(t, e.Name)
 			if e.Payload != nil {
 				checkSchema(t, e.Name, e.Payload)
 			}
 		}
 	}
-	assert.Equal(t, 5+6+1, classic, "SysConfig, MMCSS and MUI events")
+	assert.Equal(t, 5+6+1, kernelClassic, "SysConfig, MMCSS and MUI events")
 }
 
 func checkSchema(t *testing.T, name string, s *payload.Schema) {

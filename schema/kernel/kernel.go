@@ -29,6 +29,10 @@ type class struct {
 	// computed appends values worked out from the record (see
 	// schema.Event.Computed).
 	computed func(r *record.Record, vals []payload.Value) []payload.Value
+	// provider, when set, replaces ProviderName for the events of this
+	// class: TraceEvent files the few kernel events its own tables lack
+	// under the MOF root, MSNT_SystemTrace.
+	provider string
 }
 
 // classes are every class of every group; each group's file adds its own
@@ -64,7 +68,9 @@ var buildIndex = sync.OnceFunc(func() {
 	versions = make(map[[2]uint8][]uint16)
 	named = make(map[[2]uint8]*schema.Event)
 	for _, c := range classes {
-		s, err := payload.NewSchema(c.name, c.fields)
+		// Classes may share field lists, which NewSchema must not see
+		// twice: each schema gets its own copy.
+		s, err := payload.NewSchema(c.name, cloneFields(c.fields))
 		if err != nil {
 			panic(fmt.Sprintf("kernel class %s: %v", c.name, err))
 		}
@@ -73,8 +79,12 @@ var buildIndex = sync.OnceFunc(func() {
 			if _, dup := index[k]; dup {
 				panic(fmt.Sprintf("kernel class %s: group %#x opcode %d version %d defined twice", c.name, c.group, op, c.version))
 			}
+			provider := ProviderName
+			if c.provider != "" {
+				provider = c.provider
+			}
 			index[k] = &schema.Event{
-				Provider: ProviderName,
+				Provider: provider,
 				Name:     EventName(c.group, op),
 				Payload:  s,
 				Computed: c.computed,
@@ -99,6 +109,16 @@ var buildIndex = sync.OnceFunc(func() {
 		}
 	}
 })
+
+// cloneFields copies fs and the members of its structs.
+func cloneFields(fs []payload.Field) []payload.Field {
+	out := make([]payload.Field, len(fs))
+	for i, f := range fs {
+		f.Members = cloneFields(f.Members)
+		out[i] = f
+	}
+	return out
+}
 
 // Lookup finds the event of kernel group group and opcode at version. When
 // no class of that version defines the opcode it takes the highest lower
@@ -146,13 +166,17 @@ func Group(r *record.Record) (uint8, bool) {
 func LookupRecord(r *record.Record) (e *schema.Event, exact bool, ok bool) {
 	if g, isKernel := Group(r); isKernel {
 		op, v := r.EventDescriptor.Opcode, r.ClassVersion
+		if g == record.GroupProcess && op == record.ProcessImageLoadType {
+			// HookId 0x030A is Image/Load, with the Image classes.
+			g = record.GroupImage
+		}
 		if pick := payloadVersions[[2]uint8{g, op}]; pick != nil {
 			v = pick(r.UserData, v)
 		}
 		return Lookup(g, op, v)
 	}
 	if r.HeaderType.IsClassic() {
-		return lookupTraceControl(r.ProviderId, r.EventDescriptor.Opcode, r.ClassVersion)
+		return lookupClassic(r.ProviderId, r.EventDescriptor.Opcode)
 	}
 	return nil, false, false
 }
@@ -169,6 +193,8 @@ var (
 	MetaDataTask = uuid.MustParse("bbccf6c1-6cd1-48c4-80ff-839482e37671")
 	// WinSatTask is the class GUID of the WinSat records.
 	WinSatTask = uuid.MustParse("ed54dff8-c409-4cf6-bf83-05e1e61a09c4")
+	// LostEventClass is the class GUID of Lost_Event (RT_LostEvent).
+	LostEventClass = uuid.MustParse("6a399ae0-4bc6-4de9-870b-3657f8947e7e")
 )
 
 // MetaData opcodes.
@@ -181,28 +207,45 @@ const (
 // events.
 const TraceControlName = "KernelTraceControl"
 
-// traceControl holds the KernelTraceControl events by task GUID and opcode.
-var traceControl = map[uuid.UUID]map[uint8]*schema.Event{}
+// SystemTraceName is the MOF root of the kernel classes, the provider name
+// TraceEvent shows for the kernel events its own tables lack.
+const SystemTraceName = "MSNT_SystemTrace"
 
-// registerTraceControl adds a KernelTraceControl event.
+// classic holds the classic events that are not in a kernel group (the
+// KernelTraceControl events, Lost_Event) by class GUID and opcode.
+var classic = map[uuid.UUID]map[uint8]*schema.Event{}
+
+// registerTraceControl adds a KernelTraceControl event; fields nil gives
+// an event with a name and no payload layout.
 func registerTraceControl(task uuid.UUID, opcode uint8, name string, fields []payload.Field, computed func(*record.Record, []payload.Value) []payload.Value) {
+	registerClassic(task, TraceControlName, opcode, name, fields, computed)
+}
+
+// registerClassic adds a classic event of provider (the name shown) whose
+// class GUID is task.
+func registerClassic(task uuid.UUID, provider string, opcode uint8, name string, fields []payload.Field, computed func(*record.Record, []payload.Value) []payload.Value) {
 	var s *payload.Schema
 	if fields != nil {
 		var err error
 		if s, err = payload.NewSchema(name, fields); err != nil {
-			panic(fmt.Sprintf("KernelTraceControl %s: %v", name, err))
+			panic(fmt.Sprintf("%s %s: %v", provider, name, err))
 		}
 	}
-	m := traceControl[task]
+	m := classic[task]
 	if m == nil {
 		m = map[uint8]*schema.Event{}
-		traceControl[task] = m
+		classic[task] = m
 	}
-	m[opcode] = &schema.Event{Provider: TraceControlName, Name: name, Payload: s, Computed: computed}
+	if _, dup := m[opcode]; dup {
+		panic(fmt.Sprintf("%s %s: opcode %d of %v defined twice", provider, name, opcode, task))
+	}
+	m[opcode] = &schema.Event{Provider: provider, Name: name, Payload: s, Computed: computed}
 }
 
-func lookupTraceControl(task uuid.UUID, opcode uint8, version uint16) (*schema.Event, bool, bool) {
-	if e, ok := traceControl[task][opcode]; ok {
+// lookupClassic finds a classic event by class GUID and opcode. Their
+// layouts do not change with the version, so every match is exact.
+func lookupClassic(task uuid.UUID, opcode uint8) (*schema.Event, bool, bool) {
+	if e, ok := classic[task][opcode]; ok {
 		return e, true, true
 	}
 	return nil, false, false

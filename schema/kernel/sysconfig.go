@@ -6,7 +6,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/payload"
-	"github.com/etlkit/etlkit/schema"
 )
 
 // SystemConfig group (0x0B), kernel-events.md §16: the hardware and
@@ -252,16 +251,7 @@ func registerSysConfig() {
 // that shows under the kernel's provider name; a nil layout gives an event
 // with a name and no layout.
 func registerKernelClassic(task uuid.UUID, opcode uint8, name string, fs []payload.Field) {
-	e := &schema.Event{Provider: ProviderName, Name: name}
-	if fs != nil {
-		e.Payload = payload.MustSchema(name, fs)
-	}
-	m := traceControl[task]
-	if m == nil {
-		m = map[uint8]*schema.Event{}
-		traceControl[task] = m
-	}
-	m[opcode] = e
+	registerClassic(task, ProviderName, opcode, name, fs, nil)
 }
 
 // noFields is the layout of an event without payload fields (fields()
