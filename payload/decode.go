@@ -56,7 +56,8 @@ func IsTrailing(err error) bool { return errors.Is(err, ErrTrailingData) }
 // Decode runs again on a new array big enough for this payload). Pass the
 // previous result back, resliced to zero length, to decode without
 // allocating. The returned values refer to payload and to that array, and
-// are overwritten by the next Decode into it.
+// are overwritten by the next Decode into it; up to Spare values may be
+// appended to them in place.
 //
 // A payload shorter than its fields, or with counts or sizes that do not fit,
 // gives a *DecodeError and no values — except that a payload ending exactly
@@ -66,7 +67,8 @@ func IsTrailing(err error) bool { return errors.Is(err, ErrTrailingData) }
 // MaxValues and by what the payload's size can hold, which keeps hostile
 // counts of empty structs cheap.
 func (s *Schema) Decode(payload []byte, pointerSize int, dst []Value) ([]Value, error) {
-	limit := (len(payload)+1)*(s.levels+1) + s.total
+	spare := max(s.Spare, 0)
+	limit := (len(payload)+1)*(s.levels+1) + s.total + spare
 	if limit > MaxValues {
 		limit = MaxValues
 	}
@@ -74,7 +76,7 @@ func (s *Schema) Decode(payload []byte, pointerSize int, dst []Value) ([]Value, 
 	for attempt := 0; ; attempt++ {
 		d.slab = dst[:cap(dst)]
 		d.pos, d.used, d.depth, d.have = 0, 0, 0, 0
-		top := d.alloc(len(s.Fields))
+		top := d.alloc(len(s.Fields) + spare)
 		n := len(s.Fields)
 		for i := range s.Fields {
 			f := &s.Fields[i]

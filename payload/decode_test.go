@@ -374,3 +374,24 @@ func TestSystemTimeRules(t *testing.T) {
 		assert.Equal(t, c.date, !v.Time().IsZero(), c.text)
 	}
 }
+
+func TestSpareSlotsKeepNestedValues(t *testing.T) {
+	// Values appended after Decode (computed ones) land in the spare slots,
+	// not on the elements of an array that Decode stored after the
+	// top-level values.
+	s, err := payload.NewSchema("E", []payload.Field{
+		{Name: "N", InType: payload.InUInt8},
+		{Name: "A", InType: payload.InUInt16, Arity: payload.CountFromField, CountField: "N"},
+	})
+	require.NoError(t, err)
+	s.Spare = 2
+	extra := &payload.Field{Name: "X", InType: payload.InUInt32}
+	vals, err := s.Decode(cat([]byte{2}, le16(7), le16(9)), 8, nil)
+	require.NoError(t, err)
+	vals = append(vals, payload.NewUint(extra, 1), payload.NewUint(extra, 2))
+	assert.Equal(t, "N=2 A=[7,9] X=1 X=2", text(vals))
+	again, err := s.Decode(cat([]byte{1}, le16(5)), 8, vals[:0])
+	require.NoError(t, err)
+	assert.Same(t, &vals[0], &again[0], "the array is reused")
+	assert.Equal(t, "N=1 A=[5] X=3", text(append(again, payload.NewUint(extra, 3))))
+}

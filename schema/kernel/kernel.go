@@ -35,6 +35,11 @@ type class struct {
 	provider string
 }
 
+// computedSlots bounds the values appended to a decoded payload: by a
+// class's computed function and by State.Rewrite. Decode leaves that many
+// slots free for them (payload.Schema.Spare).
+const computedSlots = 6
+
 // classes are every class of every group; each group's file adds its own
 // in an init function (register).
 var classes []class
@@ -74,6 +79,7 @@ var buildIndex = sync.OnceFunc(func() {
 		if err != nil {
 			panic(fmt.Sprintf("kernel class %s: %v", c.name, err))
 		}
+		s.Spare = computedSlots
 		for _, op := range c.opcodes {
 			k := key{c.group, op, c.version}
 			if _, dup := index[k]; dup {
@@ -230,6 +236,7 @@ func registerClassic(task uuid.UUID, provider string, opcode uint8, name string,
 		if s, err = payload.NewSchema(name, fields); err != nil {
 			panic(fmt.Sprintf("%s %s: %v", provider, name, err))
 		}
+		s.Spare = computedSlots
 	}
 	m := classic[task]
 	if m == nil {

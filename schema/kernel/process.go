@@ -48,8 +48,9 @@ func init() {
 			ptr("UniqueProcessKey"), u32("ProcessID"), u32("ParentID"), u32("SessionID"), i32("ExitStatus"),
 			ptr("PageDirectoryBase"), sid("UserSID"), astr("ImageFileName"), wstr("CommandLine"))},
 		class{name: "Process_V4_TypeGroup1", group: g, version: 4, opcodes: []uint8{1, 2, 3, 4, 39}, fields: process4()},
+		// ExitTime holds a FILETIME in the samples.
 		class{name: "Process_Defunct_TypeGroup1", group: g, version: 5, opcodes: []uint8{39}, fields: append(process4(),
-			u64("ExitTime"))},
+			payload.Field{Name: "ExitTime", InType: payload.InFileTime})},
 	)
 }
 
