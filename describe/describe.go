@@ -218,7 +218,7 @@ func (z *Describer) decode(r *record.Record, e *schema.Event, exact bool, d *Des
 		vals = e.Computed(r, vals)
 	}
 	if d.Kernel {
-		vals = z.kernel.Rewrite(vals)
+		vals = z.kernel.Rewrite(e, vals)
 	}
 	z.keep(vals)
 	d.Fields, d.Decoded, d.Err = vals, true, err

@@ -395,3 +395,22 @@ func TestSpareSlotsKeepNestedValues(t *testing.T) {
 	assert.Same(t, &vals[0], &again[0], "the array is reused")
 	assert.Equal(t, "N=1 A=[5] X=3", text(append(again, payload.NewUint(extra, 3))))
 }
+
+func TestManyReferences(t *testing.T) {
+	// More referenced fields than the decoder keeps inline.
+	var fields []payload.Field
+	var p []byte
+	want := ""
+	for i := 0; i < 12; i++ {
+		n := string(rune('A' + i))
+		fields = append(fields, payload.Field{Name: n, InType: payload.InUInt8},
+			payload.Field{Name: "x" + n, InType: payload.InUInt8, Arity: payload.CountFromField, CountField: n})
+		p = append(p, byte(i%3), 7, 7)[:len(p)+1+i%3]
+		if i > 0 {
+			want += " "
+		}
+		want += n + "=" + string(rune('0'+i%3)) + " x" + n + "=" + [...]string{"[]", "[7]", "[7,7]"}[i%3]
+	}
+	vals := decode(t, p, fields...)
+	assert.Equal(t, want, text(vals))
+}

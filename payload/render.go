@@ -64,16 +64,13 @@ func (v Value) AppendText(dst []byte) []byte {
 // embedded as they are; structs as objects with members in schema order;
 // arrays as arrays.
 func (v Value) AppendJSON(dst []byte) []byte {
-	if v.isCharArray() {
-		return appendJSONString(dst, v.runes())
-	}
-	if v.isChar() {
-		dst = append(dst, '"')
-		dst = appendJSONRune(dst, v.char())
-		return append(dst, '"')
-	}
 	switch v.kind {
 	case KindInt, KindUint:
+		if v.isChar() {
+			dst = append(dst, '"')
+			dst = appendJSONRune(dst, v.char())
+			return append(dst, '"')
+		}
 		return v.appendNumber(dst, true)
 	case KindFloat:
 		return v.appendFloat(dst, true)
@@ -92,6 +89,9 @@ func (v Value) AppendJSON(dst []byte) []byte {
 	case KindStruct:
 		return AppendJSONObject(dst, v.kids)
 	case KindArray:
+		if v.isCharArray() {
+			return appendJSONString(dst, v.runes())
+		}
 		dst = append(dst, '[')
 		for i := range v.kids {
 			if i > 0 {
@@ -180,41 +180,47 @@ func (v Value) appendNumber(dst []byte, inJSON bool) []byte {
 		}
 		return dst
 	}
+	var in InType
+	var out OutType
+	if v.field != nil {
+		in, out = v.field.InType, v.field.OutType
+	}
 	width := len(v.raw) * 8
 	var mask uint64 = math.MaxUint64
 	if width > 0 && width < 64 {
 		mask = 1<<width - 1
 	}
-	switch {
-	case v.isFileTimeInt():
-		dst = quote(dst)
-		dst = FileTimeToTime(v.num).AppendFormat(dst, timeLayout)
-		return quote(dst)
-	case v.InType() == InUInt32 && v.OutType() == OutIPv4:
-		dst = quote(dst)
-		dst = netip.AddrFrom4([4]byte(v.raw)).AppendTo(dst)
-		return quote(dst)
-	}
-	switch v.OutType() {
-	case OutByte, OutShort, OutInt, OutLong:
-		// A decimal out-type overrides a hex in-type; the bits are read
-		// as signed at the value's width.
-		x := v.num & mask
-		if width > 0 && width < 64 && x&(1<<(width-1)) != 0 {
-			x |= ^mask
-		}
-		return strconv.AppendInt(dst, int64(x), 10)
-	case OutUnsignedByte, OutUnsignedShort, OutUnsignedInt, OutUnsignedLong:
-		return strconv.AppendUint(dst, v.num&mask, 10)
-	}
 	hexWidth := -1 // no hex
-	switch out := v.OutType(); {
-	case out.isHex():
-		hexWidth = 0
-	case out == OutNTStatus, out == OutHResult:
-		hexWidth = 8
+	if out != OutDefault {
+		switch {
+		case width == 64 && out.isDateTime():
+			dst = quote(dst)
+			dst = FileTimeToTime(v.num).AppendFormat(dst, timeLayout)
+			return quote(dst)
+		case in == InUInt32 && out == OutIPv4:
+			dst = quote(dst)
+			dst = netip.AddrFrom4([4]byte(v.raw)).AppendTo(dst)
+			return quote(dst)
+		}
+		switch out {
+		case OutByte, OutShort, OutInt, OutLong:
+			// A decimal out-type overrides a hex in-type; the bits are
+			// read as signed at the value's width.
+			x := v.num & mask
+			if width > 0 && width < 64 && x&(1<<(width-1)) != 0 {
+				x |= ^mask
+			}
+			return strconv.AppendInt(dst, int64(x), 10)
+		case OutUnsignedByte, OutUnsignedShort, OutUnsignedInt, OutUnsignedLong:
+			return strconv.AppendUint(dst, v.num&mask, 10)
+		case OutNTStatus, OutHResult:
+			hexWidth = 8
+		}
+		if out.isHex() {
+			hexWidth = 0
+		}
 	}
-	switch v.InType() {
+	switch in {
 	case InHexInt32, InHexInt64, InPointer, InSizeT:
 		if hexWidth < 0 {
 			hexWidth = 0
@@ -233,18 +239,19 @@ func (v Value) appendNumber(dst []byte, inJSON bool) []byte {
 
 // appendHex appends 0x and upper-case hex digits, at least minDigits of them.
 func appendHex(dst []byte, x uint64, minDigits int) []byte {
-	dst = append(dst, '0', 'x')
-	n := 1
-	for y := x >> 4; y != 0; y >>= 4 {
-		n++
+	var tmp [2 + 64]byte
+	i := len(tmp)
+	for n := 0; n < minDigits || x != 0 || n == 0; n++ {
+		i--
+		tmp[i] = hexDigits[x&0xF]
+		x >>= 4
+		if i == 2 {
+			break
+		}
 	}
-	for ; minDigits > n; minDigits-- {
-		dst = append(dst, '0')
-	}
-	for i := n - 1; i >= 0; i-- {
-		dst = append(dst, hexDigits[(x>>(4*i))&0xF])
-	}
-	return dst
+	i -= 2
+	tmp[i], tmp[i+1] = '0', 'x'
+	return append(dst, tmp[i:]...)
 }
 
 func (v Value) appendFloat(dst []byte, inJSON bool) []byte {
@@ -303,12 +310,36 @@ func appendJSONString(dst []byte, it runeIter) []byte {
 	}
 }
 
+// jsonPlain marks the bytes that stand for themselves inside a JSON
+// string: printable ASCII but the quote and the backslash.
+var jsonPlain = func() (t [256]uint8) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		if c != '"' && c != '\\' {
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
 // appendJSONName quotes a field name; names are UTF-8 per the metadata
 // encoding, and range turns bad bytes into U+FFFD.
 func appendJSONName(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	for _, r := range s {
-		dst = appendJSONRune(dst, r)
+	// Names are nearly always plain ASCII, which goes as it is.
+	i := 0
+	for ; i+4 <= len(s); i += 4 {
+		if jsonPlain[s[i]]&jsonPlain[s[i+1]]&jsonPlain[s[i+2]]&jsonPlain[s[i+3]] == 0 {
+			break
+		}
+	}
+	for i < len(s) && jsonPlain[s[i]] != 0 {
+		i++
+	}
+	dst = append(dst, s[:i]...)
+	if i < len(s) {
+		for _, r := range s[i:] {
+			dst = appendJSONRune(dst, r)
+		}
 	}
 	return append(dst, '"')
 }

@@ -93,7 +93,8 @@ func TestClassesB(t *testing.T) {
 		for _, op := range c.opcodes {
 			assert.NotEmpty(t, EventName(c.group, op), "%s opcode %d", c.name, op)
 		}
-		e := index[key{c.group, c.opcodes[0], c.version}]
+		e, exact, _ := Lookup(c.group, c.opcodes[0], c.version)
+		require.True(t, exact, c.name)
 		checkSchema(t, c.name, e.Payload)
 	}
 	assert.Equal(t, 185, n, "classes of groupsB")

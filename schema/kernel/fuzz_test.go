@@ -38,8 +38,14 @@ func fuzzEvents() []fuzzEvent {
 			out = append(out, fuzzEvent{e, op})
 		}
 	}
-	for k, e := range index {
-		add(e, k.opcode)
+	for g := range table {
+		for op, t := range table[g] {
+			if t != nil {
+				for _, e := range t.events {
+					add(e, uint8(op))
+				}
+			}
+		}
 	}
 	for _, m := range classic {
 		for op, e := range m {
@@ -178,7 +184,7 @@ func FuzzKernelClasses(f *testing.F) {
 				if ev.e.Computed != nil {
 					vals = ev.e.Computed(&r, vals)
 				}
-				vals = state.Rewrite(vals)
+				vals = state.Rewrite(ev.e, vals)
 				out = payload.AppendJSONObject(out[:0], vals)
 				out = payload.AppendTextFields(out, vals, " ")
 			}

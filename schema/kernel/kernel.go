@@ -9,6 +9,7 @@ package kernel
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/google/uuid"
@@ -50,29 +51,42 @@ func register(cs ...class) { classes = append(classes, cs...) }
 // which layout it has, whatever the header's version.
 var payloadVersions = map[[2]uint8]func(userData []byte, version uint16) uint16{}
 
-type key struct {
-	group   uint8
-	opcode  uint8
-	version uint16
+// opcodeEvents are the events of one (group, opcode): one per version
+// that a class defines, versions ascending, or the event with a name only
+// when no class does.
+type opcodeEvents struct {
+	versions []uint16
+	events   []*schema.Event
+	named    *schema.Event
+	// pick, when set, chooses the version from the payload
+	// (payloadVersions).
+	pick func(userData []byte, version uint16) uint16
 }
 
-// index holds an event per (group, opcode, version) that has a class, and
-// versions the versions defined per (group, opcode), ascending.
-var (
-	index    map[key]*schema.Event
-	versions map[[2]uint8][]uint16
-	// named holds events with a name and no payload layout, for opcodes
-	// that no class describes.
-	named map[[2]uint8]*schema.Event
-)
+// maxGroups bounds the kernel group numbers: five bits of the HookId.
+const maxGroups = 0x20
+
+// table holds the events by group and opcode, for lookups that cost two
+// indexings and a short scan: every kernel record goes through one.
+var table [maxGroups][256]*opcodeEvents
+
+// at returns the entry of (group, opcode), making it.
+func at(group, opcode uint8) *opcodeEvents {
+	t := table[group][opcode]
+	if t == nil {
+		t = &opcodeEvents{}
+		table[group][opcode] = t
+	}
+	return t
+}
 
 // buildIndex runs on first use, after every file's init has registered its
 // classes.
 var buildIndex = sync.OnceFunc(func() {
-	index = make(map[key]*schema.Event)
-	versions = make(map[[2]uint8][]uint16)
-	named = make(map[[2]uint8]*schema.Event)
 	for _, c := range classes {
+		if c.group >= maxGroups {
+			panic(fmt.Sprintf("kernel class %s: group %#x", c.name, c.group))
+		}
 		// Classes may share field lists, which NewSchema must not see
 		// twice: each schema gets its own copy.
 		s, err := payload.NewSchema(c.name, cloneFields(c.fields))
@@ -80,39 +94,34 @@ var buildIndex = sync.OnceFunc(func() {
 			panic(fmt.Sprintf("kernel class %s: %v", c.name, err))
 		}
 		s.Spare = computedSlots
+		fileFields[s] = fileFieldsOf(s)
+		provider := ProviderName
+		if c.provider != "" {
+			provider = c.provider
+		}
 		for _, op := range c.opcodes {
-			k := key{c.group, op, c.version}
-			if _, dup := index[k]; dup {
-				panic(fmt.Sprintf("kernel class %s: group %#x opcode %d version %d defined twice", c.name, c.group, op, c.version))
-			}
-			provider := ProviderName
-			if c.provider != "" {
-				provider = c.provider
-			}
-			index[k] = &schema.Event{
-				Provider: provider,
-				Name:     EventName(c.group, op),
-				Payload:  s,
-				Computed: c.computed,
-			}
-			gk := [2]uint8{c.group, op}
-			vs := versions[gk]
-			i := len(vs)
-			for i > 0 && vs[i-1] > c.version {
+			t := at(c.group, op)
+			i := len(t.versions)
+			for i > 0 && t.versions[i-1] > c.version {
 				i--
 			}
-			vs = append(vs, 0)
-			copy(vs[i+1:], vs[i:])
-			vs[i] = c.version
-			versions[gk] = vs
+			if i > 0 && t.versions[i-1] == c.version {
+				panic(fmt.Sprintf("kernel class %s: group %#x opcode %d version %d defined twice", c.name, c.group, op, c.version))
+			}
+			e := &schema.Event{Provider: provider, Name: EventName(c.group, op), Payload: s, Computed: c.computed}
+			t.versions = slices.Insert(t.versions, i, c.version)
+			t.events = slices.Insert(t.events, i, e)
 		}
 	}
 	for g, names := range kernelEvents {
 		for op, n := range names {
 			if n != "" {
-				named[[2]uint8{uint8(g), uint8(op)}] = &schema.Event{Provider: ProviderName, Name: n}
+				at(uint8(g), uint8(op)).named = &schema.Event{Provider: ProviderName, Name: n}
 			}
 		}
+	}
+	for k, pick := range payloadVersions {
+		at(k[0], k[1]).pick = pick
 	}
 })
 
@@ -134,21 +143,31 @@ func cloneFields(fs []payload.Field) []payload.Field {
 // name gives false.
 func Lookup(group, opcode uint8, version uint16) (e *schema.Event, exact bool, ok bool) {
 	buildIndex()
-	if e, ok := index[key{group, opcode, version}]; ok {
-		return e, true, true
+	if group >= maxGroups {
+		return nil, false, false
 	}
-	if vs := versions[[2]uint8{group, opcode}]; len(vs) > 0 {
-		v := vs[len(vs)-1]
-		for i := len(vs) - 1; i >= 0; i-- {
-			if vs[i] < version {
-				v = vs[i]
+	return table[group][opcode].lookup(version)
+}
+
+func (t *opcodeEvents) lookup(version uint16) (e *schema.Event, exact bool, ok bool) {
+	if t == nil {
+		return nil, false, false
+	}
+	if n := len(t.versions); n > 0 {
+		best := n - 1
+		for i := n - 1; i >= 0; i-- {
+			if t.versions[i] == version {
+				return t.events[i], true, true
+			}
+			if t.versions[i] < version {
+				best = i
 				break
 			}
 		}
-		return index[key{group, opcode, v}], false, true
+		return t.events[best], false, true
 	}
-	if e, ok := named[[2]uint8{group, opcode}]; ok {
-		return e, false, true
+	if t.named != nil {
+		return t.named, false, true
 	}
 	return nil, false, false
 }
@@ -176,10 +195,15 @@ func LookupRecord(r *record.Record) (e *schema.Event, exact bool, ok bool) {
 			// HookId 0x030A is Image/Load, with the Image classes.
 			g = record.GroupImage
 		}
-		if pick := payloadVersions[[2]uint8{g, op}]; pick != nil {
-			v = pick(r.UserData, v)
+		buildIndex()
+		if g >= maxGroups {
+			return nil, false, false
 		}
-		return Lookup(g, op, v)
+		t := table[g][op]
+		if t != nil && t.pick != nil {
+			v = t.pick(r.UserData, v)
+		}
+		return t.lookup(v)
 	}
 	if r.HeaderType.IsClassic() {
 		return lookupClassic(r.ProviderId, r.EventDescriptor.Opcode)

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
 	"unicode/utf16"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/schema"
 )
 
 // State keeps what kernel records say that later records need to be shown
@@ -70,29 +72,42 @@ const (
 
 var fileNameField = &payload.Field{Name: "FileName", InType: payload.InUnicodeString}
 
+// fileIOClass is the class GUID of FileIO events relogged with classic
+// headers.
+var fileIOClass = record.KernelGroupGUID(groupFileIO, 0)
+
 // Learn takes from r what later records need: a volume mapping, the
 // system paths, or a file object's name. Other records cost a few
 // comparisons.
 func (s *State) Learn(r *record.Record) {
-	if r.HeaderType.IsClassic() && r.ProviderId == SysConfigClass {
+	switch {
+	case r.HeaderType.IsKernel():
+		if r.HookId>>8 != groupFileIO {
+			return
+		}
+	case !r.HeaderType.IsClassic():
+		return
+	case r.ProviderId == SysConfigClass:
 		switch r.EventDescriptor.Opcode {
 		case opVolumeMapping:
 			nt, rest, ok := utf16z(r.UserData)
 			dos, _, ok2 := utf16z(rest)
 			if ok && ok2 && len(nt) > 0 {
-				s.addVolume(string(appendUTF16(nil, nt)), string(appendUTF16(nil, dos)))
+				s.buf = appendUTF16(s.buf[:0], nt)
+				n := len(s.buf)
+				s.buf = appendUTF16(s.buf, dos)
+				s.addVolume(s.buf[:n], s.buf[n:])
 			}
 		case opSystemPaths:
 			if dir, _, ok := utf16z(r.UserData); ok {
-				if d := appendUTF16(nil, dir); len(d) >= 2 && d[1] == ':' {
+				s.buf = appendUTF16(s.buf[:0], dir)
+				if d := s.buf; len(d) >= 2 && d[1] == ':' && string(d[:2]) != s.systemDrive {
 					s.systemDrive = string(d[:2])
 				}
 			}
 		}
 		return
-	}
-	g, ok := Group(r)
-	if !ok || g != groupFileIO {
+	case r.ProviderId != fileIOClass:
 		return
 	}
 	switch r.EventDescriptor.Opcode {
@@ -118,20 +133,53 @@ func (s *State) Learn(r *record.Record) {
 	}
 	off := len(s.names)
 	s.names = appendUTF16(s.names, name)
+	if old, ok := s.files[key]; ok && bytes.Equal(s.names[old.off:old.off+old.n], s.names[off:]) {
+		// Rundowns name the same file objects again: keep the one copy.
+		s.names = s.names[:off]
+		return
+	}
 	s.files[key] = span{uint32(off), uint32(len(s.names) - off)}
 }
 
-func (s *State) addVolume(nt, dos string) {
+// addVolume records a mapping; one the State has already costs nothing.
+func (s *State) addVolume(nt, dos []byte) {
 	for i := range s.volumes {
-		if s.volumes[i].nt == nt {
-			s.volumes[i].dos = dos
+		if s.volumes[i].nt == string(nt) {
+			if s.volumes[i].dos != string(dos) {
+				s.volumes[i].dos = string(dos)
+			}
 			return
 		}
 	}
-	s.volumes = append(s.volumes, volume{nt, dos})
-	if s.systemDrive == "" && strings.EqualFold(nt, `\SystemRoot\`) && len(dos) >= 2 && dos[1] == ':' {
-		s.systemDrive = dos[:2]
+	s.volumes = append(s.volumes, volume{string(nt), string(dos)})
+	if s.systemDrive == "" && strings.EqualFold(string(nt), `\SystemRoot\`) && len(dos) >= 2 && dos[1] == ':' {
+		s.systemDrive = string(dos[:2])
 	}
+}
+
+// Which of the fields Rewrite looks at a schema has.
+const (
+	hasFileName = 1 << iota
+	hasFileKey
+	checked
+)
+
+// fileFields says which of FileName and FileKey the tables' schemas have
+// (set when the tables are built, read-only after), so that Rewrite passes
+// over the others at the cost of a map lookup.
+var fileFields = map[*payload.Schema]uint8{}
+
+func fileFieldsOf(s *payload.Schema) uint8 {
+	f := uint8(checked)
+	for i := range s.Fields {
+		switch s.Fields[i].Name {
+		case "FileName":
+			f |= hasFileName
+		case "FileKey":
+			f |= hasFileKey
+		}
+	}
+	return f
 }
 
 // Rewrite shows the file names of a kernel event's decoded values as
@@ -139,7 +187,10 @@ func (s *State) addVolume(nt, dos string) {
 // FileKey and no FileName, the FileName of that file object when it is
 // known. The values it makes refer to memory the State reuses at the next
 // Rewrite.
-func (s *State) Rewrite(vals []payload.Value) []payload.Value {
+func (s *State) Rewrite(e *schema.Event, vals []payload.Value) []payload.Value {
+	if e != nil && e.Payload != nil && fileFields[e.Payload] == checked {
+		return vals
+	}
 	s.buf = s.buf[:0]
 	var key payload.Value
 	hasKey, hasName := false, false
