@@ -13,6 +13,7 @@ import (
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/payload"
+	"github.com/etlkit/etlkit/schema/kernel"
 )
 
 // decodeTally counts, per event name, the records of a trace and those
@@ -35,7 +36,7 @@ func tallyKernel(t *testing.T, name string, check func(event string, fields []pa
 	for r, err := range f.Events() {
 		require.NoError(t, err)
 		z.Describe(r, &d, true)
-		if !d.Kernel {
+		if !d.Kernel && d.ProviderName != kernel.TraceControlName {
 			continue
 		}
 		c := tally[d.EventName]
@@ -175,4 +176,24 @@ func TestDiaghubKernelDecodes(t *testing.T) {
 	if otherGroupsDecoded() {
 		assert.GreaterOrEqual(t, float64(clean), 0.99*float64(all), "share of records decoded cleanly")
 	}
+}
+
+// TestNet452KernelDecodes: every record of this package's groups in the
+// merged .NET sample decodes with no error, KernelTraceControl's included
+// (but for the TDH metadata, whose payloads are read elsewhere).
+func TestNet452KernelDecodes(t *testing.T) {
+	tally, all, clean := tallyKernel(t, "net452-x64-merged-compressed.etl", nil)
+	reportTally(t, tally)
+	t.Logf("net452-x64-merged-compressed.etl: %d of %d kernel records decoded cleanly", clean, all)
+	own := 0
+	for name, c := range tally {
+		switch g := groupOf("x/" + name); {
+		case strings.HasPrefix(name, "MetaData/"):
+			assert.Zero(t, c.clean, name)
+		case ourGroups[g] || strings.HasPrefix(name, "ImageID"):
+			assert.Equal(t, c.all, c.clean, name)
+			own += c.all
+		}
+	}
+	assert.Equal(t, 104913, own)
 }

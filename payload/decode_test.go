@@ -414,3 +414,14 @@ func TestManyReferences(t *testing.T) {
 	vals := decode(t, p, fields...)
 	assert.Equal(t, want, text(vals))
 }
+
+func TestHexByteArray(t *testing.T) {
+	// Bytes to the end of the payload, shown in hex: one string, as a
+	// binary field renders, not an array of numbers.
+	vals := decode(t, cat(le16(1), []byte{0xAB, 0x01, 0xFF}),
+		payload.Field{Name: "N", InType: payload.InUInt16},
+		payload.Field{Name: "Data", InType: payload.InUInt8, OutType: payload.OutHexBinary, Arity: payload.CountToEnd})
+	assert.Equal(t, "N=1 Data=0xAB01FF", text(vals))
+	assert.Equal(t, `{"N":1,"Data":"0xAB01FF"}`, jsonOf(vals))
+	assert.Len(t, vals[1].Elems(), 3)
+}

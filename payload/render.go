@@ -28,6 +28,9 @@ func (v Value) AppendText(dst []byte) []byte {
 	if v.isCharArray() {
 		return v.appendStringText(dst)
 	}
+	if v.isHexByteArray() {
+		return appendHexBytes(dst, v.raw)
+	}
 	if out, ok := v.AppendMapName(dst); ok {
 		return out
 	}
@@ -91,6 +94,11 @@ func (v Value) AppendJSON(dst []byte) []byte {
 	case KindArray:
 		if v.isCharArray() {
 			return appendJSONString(dst, v.runes())
+		}
+		if v.isHexByteArray() {
+			dst = append(dst, '"')
+			dst = appendHexBytes(dst, v.raw)
+			return append(dst, '"')
 		}
 		dst = append(dst, '[')
 		for i := range v.kids {
@@ -378,6 +386,12 @@ func (v Value) appendBytes(dst []byte) []byte {
 			return out
 		}
 	}
+	return appendHexBytes(dst, b)
+}
+
+// appendHexBytes appends b as 0x and two upper-case hex digits a byte,
+// nothing when b is empty.
+func appendHexBytes(dst, b []byte) []byte {
 	if len(b) == 0 {
 		return dst
 	}

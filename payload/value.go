@@ -206,6 +206,13 @@ func (v Value) char() rune {
 	return r
 }
 
+// isHexByteArray reports whether the value is an array of bytes shown in
+// hex (UInt8 with OutType HexBinary), such as a blob that fills the rest of
+// a payload: it renders as one hex string, as a binary field does.
+func (v Value) isHexByteArray() bool {
+	return v.kind == KindArray && v.InType() == InUInt8 && v.OutType() == OutHexBinary
+}
+
 func (v Value) isCharArray() bool {
 	if v.kind != KindArray || v.OutType() != OutString {
 		return false

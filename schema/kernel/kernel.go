@@ -142,11 +142,20 @@ func cloneFields(fs []payload.Field) []payload.Field {
 // gives an event with a name and no payload layout, and an opcode without a
 // name gives false.
 func Lookup(group, opcode uint8, version uint16) (e *schema.Event, exact bool, ok bool) {
+	return opcodeEntry(group, opcode).lookup(version)
+}
+
+// opcodeEntry is the table's entry of (group, opcode), nil when it has none.
+func opcodeEntry(group, opcode uint8) *opcodeEvents {
 	buildIndex()
-	if group >= maxGroups {
-		return nil, false, false
+	if group == record.GroupProcess && opcode == record.ProcessImageLoadType {
+		// HookId 0x030A is Image/Load, with the Image classes.
+		group = record.GroupImage
 	}
-	return table[group][opcode].lookup(version)
+	if group >= maxGroups {
+		return nil
+	}
+	return table[group][opcode]
 }
 
 func (t *opcodeEvents) lookup(version uint16) (e *schema.Event, exact bool, ok bool) {
@@ -190,16 +199,8 @@ func Group(r *record.Record) (uint8, bool) {
 // opcode. ok is false for other records.
 func LookupRecord(r *record.Record) (e *schema.Event, exact bool, ok bool) {
 	if g, isKernel := Group(r); isKernel {
-		op, v := r.EventDescriptor.Opcode, r.ClassVersion
-		if g == record.GroupProcess && op == record.ProcessImageLoadType {
-			// HookId 0x030A is Image/Load, with the Image classes.
-			g = record.GroupImage
-		}
-		buildIndex()
-		if g >= maxGroups {
-			return nil, false, false
-		}
-		t := table[g][op]
+		v := r.ClassVersion
+		t := opcodeEntry(g, r.EventDescriptor.Opcode)
 		if t != nil && t.pick != nil {
 			v = t.pick(r.UserData, v)
 		}

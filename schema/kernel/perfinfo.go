@@ -45,9 +45,10 @@ func init() {
 		arm = append(arm, u64(r))
 	}
 	register(
-		// An ANSI message and one UTF-16 unit of padding.
+		// An ANSI message and one UTF-16 unit of padding, which the
+		// samples' marks end without.
 		class{name: "Mark_V0", group: g, version: 0, opcodes: []uint8{34}, fields: fields(
-			astr("Message"), u16("Padding"))},
+			astr("Message"), optional(u16("Padding")))},
 
 		class{name: "ISR_V1", group: g, version: 1, opcodes: []uint8{67, 95}, computed: elapsed, fields: fields(
 			wmiTime("InitialTime"), ptr("Routine"), u32("ReturnValue"))},

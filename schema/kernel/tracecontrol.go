@@ -22,6 +22,10 @@ const (
 	opcodeWinSATConfig = 37
 )
 
+// empty is the layout of an event without payload fields (nil fields
+// would mean an event with a name only).
+var empty = []payload.Field{}
+
 func init() {
 	// The CodeView (RSDS) record of an image; ILRSDS, the one of its IL
 	// PDB, has the same layout in the samples (the name follows Age).
@@ -31,7 +35,10 @@ func init() {
 	registerTraceControl(ImageIDTask, OpcodeImageID, "ImageID", fields(
 		ptr("ImageBase"), size("ImageSize"), u32("ProcessID"), u32("TimeDateStamp"), wstr("OriginalFileName")),
 		withBuildTime(3))
-	registerTraceControl(ImageIDTask, OpcodeNone, "ImageID/None", fields(), nil)
+	// An image without debug information: the notes give no fields, the
+	// samples hold its base and process, as DbgDeterm does (TraceEvent
+	// shows none).
+	registerTraceControl(ImageIDTask, OpcodeNone, "ImageID/None", fields(ptr("ImageBase"), u32("ProcessID")), nil)
 	registerTraceControl(ImageIDTask, OpcodeDbgIDRSDS, "ImageID/DbgID_RSDS", rsds(), nil)
 	registerTraceControl(ImageIDTask, OpcodeDbgIDILRSDS, "ImageID/DbgID_ILRSDS", rsds(), nil)
 	registerTraceControl(ImageIDTask, OpcodeDbgPPDB, "ImageID/DbgPPDB", fields(
@@ -56,7 +63,8 @@ func init() {
 	// WinSAT results: a state, the size of the XML document once
 	// uncompressed, and the document, LZNT1-compressed, to the end.
 	winsat := func() []payload.Field {
-		return fields(u32("State"), u32("UncompressedLength"), toEnd(hex(u8("CompressedData"))))
+		return fields(u32("State"), u32("UncompressedLength"), toEnd(
+			payload.Field{Name: "CompressedData", InType: payload.InUInt8, OutType: payload.OutHexBinary}))
 	}
 	registerTraceControl(WinSatTask, opcodeWinSPR, "WinSat/WinSPR", winsat(), nil)
 	registerTraceControl(WinSatTask, opcodeWinSATMetric, "WinSat/Metrics", winsat(), nil)
@@ -65,6 +73,6 @@ func init() {
 	// Lost_Event (kernel-events.md §17): a real-time session's notice of
 	// lost events, buffers or its backing file; no payload.
 	for op, name := range map[uint8]string{32: "RTLostEvent", 33: "RTLostBuffer", 34: "RTLostFile"} {
-		registerClassic(LostEventClass, SystemTraceName, op, "Lost_Event/"+name, fields(), nil)
+		registerClassic(LostEventClass, SystemTraceName, op, "Lost_Event/"+name, empty, nil)
 	}
 }
