@@ -70,13 +70,7 @@ func BenchmarkRun(b *testing.B) {
 		{"stats", []string{"--stats"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			args := append(append([]string{"--progress", "never"}, c.args...), path)
-			b.ReportAllocs()
-			for b.Loop() {
-				if code := run(args, io.Discard, io.Discard); code != 0 {
-					b.Fatalf("exit %d", code)
-				}
-			}
+			runBench(b, path, c.args)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*records), "ns/record")
 		})
 	}
@@ -140,14 +134,17 @@ func BenchmarkSample(b *testing.B) {
 		name string
 		args []string
 	}{{"count", []string{"--count"}}, {"jsonl", []string{"--format", "jsonl"}}} {
-		b.Run(c.name, func(b *testing.B) {
-			args := append(append([]string{"--progress", "never"}, c.args...), path)
-			b.ReportAllocs()
-			for b.Loop() {
-				if code := run(args, io.Discard, io.Discard); code != 0 {
-					b.Fatalf("exit %d", code)
-				}
-			}
-		})
+		b.Run(c.name, func(b *testing.B) { runBench(b, path, c.args) })
+	}
+}
+
+// runBench runs the program on path with args, output discarded, b.N times.
+func runBench(b *testing.B, path string, args []string) {
+	args = append(append([]string{"--progress", "never"}, args...), path)
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := run(args, io.Discard, io.Discard); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
 	}
 }
