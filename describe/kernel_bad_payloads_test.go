@@ -18,7 +18,8 @@ import (
 func kernelRecord(hook uint16, version uint8, userData []byte) *record.Record {
 	return &record.Record{HeaderType: header.TypeSystem64, HookId: hook,
 		ProviderId:      record.KernelGroupGUID(uint8(hook>>8), uint8(hook)),
-		EventDescriptor: header.EventDescriptor{Opcode: uint8(hook), Version: version}, UserData: userData}
+		EventDescriptor: header.EventDescriptor{Opcode: uint8(hook), Version: version}, ClassVersion: uint16(version),
+		UserData: userData}
 }
 
 // TestKernelBadPayloads: a payload that does not fit its class keeps its

@@ -109,14 +109,6 @@ func groupOf(name string) string {
 	return parts[1]
 }
 
-// ourGroups are the groups this package's tables decode fully; the others
-// (DiskIO, FileIO, TcpIp, UdpIp, Registry, ALPC, SystemConfig and the
-// SysConfig events) are decoded by their own tables.
-var ourGroups = map[string]bool{
-	"EventTrace": true, "Process": true, "Thread": true, "Image": true, "Memory": true,
-	"PerfInfo": true, "StackWalk": true, kernel.TraceControlName: true,
-}
-
 // seen is what we said of one record near an expected event's time.
 type seen struct {
 	name     string
@@ -157,6 +149,13 @@ func agrees(want string, v payload.Value) bool {
 		if tm := v.Time(); !tm.IsZero() {
 			return agreesTime(want, tm)
 		}
+		if truncated {
+			// A long number cut at 20 characters: its digits so far, as
+			// an unsigned or a signed 64-bit number.
+			digits := strings.ReplaceAll(cut, ",", "")
+			return strings.HasPrefix(strconv.FormatUint(v.Uint(), 10), digits) ||
+				strings.HasPrefix(strconv.FormatInt(int64(v.Uint()), 10), digits)
+		}
 		s := strings.ReplaceAll(want, ",", "")
 		var x uint64
 		var err error
@@ -194,8 +193,8 @@ type score struct{ names, namesAll, fields, fieldsAll int }
 // TraceEvent's listing for the merged .NET sample against our record at
 // the same time (to the microsecond), processor, and process and thread
 // when one matches them, and counts the names and field values that
-// agree, per group; every miss is logged. It also holds the COUNT lines
-// against our counts and explains each difference.
+// agree, per group; every miss is logged and explained. It also holds the
+// COUNT lines against our counts and explains each difference.
 func TestKernelEventsMatchTraceEvent(t *testing.T) {
 	path := samples.Path(t, "net452-x64-merged-compressed.etl")
 	events, wantCounts := readExpected(t, filepath.Join(filepath.Dir(path), "expected", "net452-x64-merged-compressed.perfview.txt"))
@@ -252,7 +251,7 @@ func TestKernelEventsMatchTraceEvent(t *testing.T) {
 
 	scores := map[string]*score{}
 	var misses []string
-	ourMisses := map[string]bool{} // "line N Field" of this package's groups
+	missCount := map[[2]string]int{} // by event and field, "" for the name
 	for _, e := range events {
 		g := groupOf(e.name)
 		sc := scores[g]
@@ -289,9 +288,7 @@ func TestKernelEventsMatchTraceEvent(t *testing.T) {
 				there = append(there, c.name)
 			}
 			misses = append(misses, fmt.Sprintf("line %d %s: no record of that name; there: %v", e.line, e.name, there))
-			if ourGroups[g] {
-				ourMisses[fmt.Sprintf("line %d", e.line)] = true
-			}
+			missCount[[2]string{e.name, ""}]++
 			continue
 		}
 		sc.names++
@@ -316,16 +313,14 @@ func TestKernelEventsMatchTraceEvent(t *testing.T) {
 		sc.fields += best
 		for i := 0; i < len(bestBad); i += 2 {
 			misses = append(misses, fmt.Sprintf("line %d %s: %s", e.line, e.name, bestBad[i+1]))
-			if ourGroups[g] {
-				ourMisses[fmt.Sprintf("line %d %s", e.line, bestBad[i])] = true
-			}
+			missCount[[2]string{e.name, bestBad[i]}]++
 		}
 	}
 	for _, m := range misses {
 		t.Log("miss:", m)
 	}
 
-	var ours, total score
+	var total score
 	groups := make([]string, 0, len(scores))
 	for g := range scores {
 		groups = append(groups, g)
@@ -334,96 +329,90 @@ func TestKernelEventsMatchTraceEvent(t *testing.T) {
 	for _, g := range groups {
 		sc := scores[g]
 		t.Logf("%-18s names %3d/%3d  fields %4d/%4d", g, sc.names, sc.namesAll, sc.fields, sc.fieldsAll)
-		for _, into := range []*score{&total, &ours} {
-			if into == &ours && !ourGroups[g] {
-				continue
-			}
-			into.names += sc.names
-			into.namesAll += sc.namesAll
-			into.fields += sc.fields
-			into.fieldsAll += sc.fieldsAll
-		}
+		total.names += sc.names
+		total.namesAll += sc.namesAll
+		total.fields += sc.fields
+		total.fieldsAll += sc.fieldsAll
 	}
-	t.Logf("groups of this package: names %d/%d, fields %d/%d", ours.names, ours.namesAll, ours.fields, ours.fieldsAll)
-	t.Logf("all kernel providers:   names %d/%d, fields %d/%d", total.names, total.namesAll, total.fields, total.fieldsAll)
+	t.Logf("all kernel providers: names %d/%d (%.1f%%), fields %d/%d (%.1f%%)", total.names, total.namesAll,
+		100*float64(total.names)/float64(total.namesAll), total.fields, total.fieldsAll,
+		100*float64(total.fields)/float64(total.fieldsAll))
 
 	// Pinned, so that any change shows; each miss is logged above, and
-	// those of this package's groups are these, for these reasons.
-	assert.Equal(t, score{names: 106, namesAll: 106, fields: 794, fieldsAll: 801}, ours, "this package's groups")
-	explained := map[string]string{
-		// TraceEvent reads ImageID's ProcessID 4 bytes early, in the high
-		// half of the pointer-sized ImageSize, and shows 0; the payload
-		// holds the process (4 here, as TraceEvent's own PID column says).
-		"line 16 ProcessID": "TraceEvent misreads",
-		"line 20 ProcessID": "TraceEvent misreads",
-		// The file objects of these hard faults are named only in the
-		// FileIO rundown at the end of the trace; TraceEvent knows those
-		// names ahead, while we learn names in time order.
-		"line 125 FileName": "named after the event",
-		"line 128 FileName": "named after the event",
-		"line 135 FileName": "named after the event",
-		"line 137 FileName": "named after the event",
-		"line 138 FileName": "named after the event",
+	// every one is in knownMisses.
+	assert.Equal(t, score{names: 186, namesAll: 186, fields: 1199, fieldsAll: 1243}, total)
+	for k, n := range missCount {
+		m, ok := knownMisses[k]
+		assert.True(t, ok, "unexplained miss: %s %s (%d lines)", k[0], k[1], n)
+		assert.Equal(t, m.lines, n, "%s %s (%s)", k[0], k[1], m.why)
 	}
-	for m := range ourMisses {
-		_, ok := explained[m]
-		assert.True(t, ok, "unexplained miss %s", m)
+	for k, m := range knownMisses {
+		assert.Equal(t, m.lines, missCount[k], "%s %s (%s) no longer misses", k[0], k[1], m.why)
 	}
-	for m := range explained {
-		assert.True(t, ourMisses[m], "%s no longer misses", m)
-	}
-	assert.GreaterOrEqual(t, float64(ours.names), minShare*float64(ours.namesAll))
-	assert.GreaterOrEqual(t, float64(ours.fields), minShare*float64(ours.fieldsAll))
-	if otherGroupsDecoded() {
-		assert.GreaterOrEqual(t, float64(total.names), minShare*float64(total.namesAll), "names, all kernel providers")
-		assert.GreaterOrEqual(t, float64(total.fields), minShare*float64(total.fieldsAll), "fields, all kernel providers")
+	assert.GreaterOrEqual(t, float64(total.names), shareGoal*float64(total.namesAll), "names")
+	if share := float64(total.fields) / float64(total.fieldsAll); share < shareGoal {
+		t.Logf("field values agree for %.1f%%, short of %.0f%%: the known misses need a second pass over the "+
+			"trace (file names), state TraceEvent keeps (disk service times, process names), or are TraceEvent's "+
+			"own misreadings", 100*share, 100*shareGoal)
 	}
 
 	checkCounts(t, wantCounts, gotCounts, idleSamples)
 }
 
-// minShare is the share of names and of field values that must agree with
-// TraceEvent, for this package's groups now and for every kernel provider
-// once the other groups' tables decode (otherGroupsDecoded).
-const minShare = 0.98
+// shareGoal is the share of names and of field values that should agree
+// with TraceEvent. The names reach it; the field values fall short by
+// knownMisses, which decoding records one by one cannot close.
+const shareGoal = 0.98
 
-// otherGroupsDecoded reports whether the groups whose tables live apart
-// from this package's (DiskIO first among them) decode payloads: then the
-// share over every kernel provider is asserted too.
-func otherGroupsDecoded() bool {
-	e, _, ok := kernel.Lookup(0x01, 10, 3)
-	return ok && e.Payload != nil
+// knownMisses are the fields (and names, field "") TraceEvent prints that
+// our records do not, by event, with the number of lines and the reason.
+var knownMisses = map[[2]string]struct {
+	lines int
+	why   string
+}{
+	// TraceEvent reads ImageID's ProcessID 4 bytes early, in the high half
+	// of the pointer-sized ImageSize, and shows 0; the payload holds the
+	// process (4 here, as TraceEvent's own PID column says).
+	{"KernelTraceControl/ImageID", "ProcessID"}: {2, "TraceEvent misreads"},
+	// These file objects are named only in the FileIO rundown at the end
+	// of the trace: TraceEvent joins them over the whole trace, we learn
+	// names in time order (a second pass would cost as much as the first).
+	{"Windows Kernel/Memory/HardFault", "FileName"}: {5, "named after the event"},
+	{"Windows Kernel/DiskIO/Read", "FileName"}:      {5, "named after the event"},
+	{"Windows Kernel/DiskIO/Write", "FileName"}:     {5, "named after the event"},
+	// Needs state across records, and the file does not establish the
+	// rule TraceEvent follows (see schema/kernel's TestGroupsMatchTraceEvent).
+	{"Windows Kernel/DiskIO/Read", "DiskServiceTimeMSec"}:  {5, "state across records"},
+	{"Windows Kernel/DiskIO/Write", "DiskServiceTimeMSec"}: {5, "state across records"},
+	// TraceEvent reads v2 IPv4 UDP records with getters of the v0 layout.
+	{"Windows Kernel/UdpIp/Recv", "context"}: {5, "TraceEvent misreads"},
+	{"Windows Kernel/UdpIp/Recv", "dsize"}:   {5, "TraceEvent misreads"},
+	{"Windows Kernel/UdpIp/Send", "context"}: {1, "TraceEvent misreads"},
+	{"Windows Kernel/UdpIp/Send", "dsize"}:   {1, "TraceEvent misreads"},
+	// TraceEvent shows the name its process table has for the ProcessID
+	// ("Idle", "svchost") instead of the record's ("", "svchost.exe").
+	{"Windows Kernel/SystemConfig/Services", "ProcessName"}: {5, "process table"},
 }
 
 // checkCounts holds TraceEvent's COUNT lines against ours. TraceEvent
-// leaves out some events; each such difference is named here. Differences
-// in the groups of other tables are logged until those tables decode.
+// leaves out some events; each such difference is named here.
 func checkCounts(t *testing.T, want, got map[string]int, idleSamples int) {
 	t.Helper()
-	errorf := func(name, format string, args ...any) {
-		if ourGroups[groupOf(name)] || otherGroupsDecoded() {
-			t.Errorf(format, args...)
-		} else {
-			t.Logf("left to other tables: "+format, args...)
-		}
-	}
 	// Events TraceEvent does not print for this file at all.
 	notPrinted := map[string]string{
-		"Windows Kernel/Thread/DCStart":            "thread rundown",
-		"Windows Kernel/Thread/DCStop":             "thread rundown",
-		"Windows Kernel/StackWalk/Stack":           "stacks are attached to their events, not printed",
-		"Windows Kernel/StackWalk/KeyDelete":       "stack keys",
-		"Windows Kernel/StackWalk/KeyRundown":      "stack keys",
-		"Windows Kernel/StackWalk/StackKeyKernel":  "stack keys",
-		"Windows Kernel/StackWalk/StackKeyUser":    "stack keys",
-		"Windows Kernel/FileIO/FileCreate":         "file names are kept as state",
-		"Windows Kernel/FileIO/FileDelete":         "file names are kept as state",
-		"Windows Kernel/FileIO/FileRundown":        "file names are kept as state",
-		"Windows Kernel/Image/HypercallPage":       "not in its tables, nor in the MOF it falls back to",
-		"Windows Kernel/SystemConfig/Opcode(18)":   "not in its tables",
-		"Windows Kernel/SystemConfig/OpticalMedia": "not in its tables",
-		"Windows Kernel/SystemConfig/Opcode(28)":   "not in its tables",
-		"Windows Kernel/SystemConfig/DPI":          "not in its tables",
+		"Windows Kernel/Thread/DCStart":           "thread rundown",
+		"Windows Kernel/Thread/DCStop":            "thread rundown",
+		"Windows Kernel/StackWalk/Stack":          "stacks are attached to their events, not printed",
+		"Windows Kernel/StackWalk/KeyDelete":      "stack keys",
+		"Windows Kernel/StackWalk/KeyRundown":     "stack keys",
+		"Windows Kernel/StackWalk/StackKeyKernel": "stack keys",
+		"Windows Kernel/StackWalk/StackKeyUser":   "stack keys",
+		"Windows Kernel/FileIO/FileCreate":        "file names are kept as state",
+		"Windows Kernel/FileIO/FileDelete":        "file names are kept as state",
+		"Windows Kernel/FileIO/FileRundown":       "file names are kept as state",
+		"Windows Kernel/Image/HypercallPage":      "not in its tables, nor in the MOF it falls back to",
+		"Windows Kernel/SystemConfig/OpticalDisk": "not in its tables",
+		"Windows Kernel/SystemConfig/DPI":         "not in its tables",
 	}
 	for name, n := range got {
 		w, listed := want[name]
@@ -437,15 +426,15 @@ func checkCounts(t *testing.T, want, got map[string]int, idleSamples int) {
 			if why, ok := notPrinted[name]; ok {
 				t.Logf("count %s: %d, not printed by TraceEvent (%s)", name, n, why)
 			} else {
-				errorf(name, "count %s: %d, TraceEvent has no COUNT line for it", name, n)
+				t.Errorf("count %s: %d, TraceEvent has no COUNT line for it", name, n)
 			}
 		case w != n:
-			errorf(name, "count %s: TraceEvent counts %d, we %d", name, w, n)
+			t.Errorf("count %s: TraceEvent counts %d, we %d", name, w, n)
 		}
 	}
 	for name, w := range want {
 		if _, ok := got[name]; !ok {
-			errorf(name, "count %s: TraceEvent counts %d, we have none", name, w)
+			t.Errorf("count %s: TraceEvent counts %d, we have none", name, w)
 		}
 	}
 }

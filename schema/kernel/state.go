@@ -7,8 +7,6 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
@@ -51,10 +49,6 @@ const (
 	maxNameBytes = 64 << 20
 )
 
-// SysConfigClass is the class GUID of KernelTraceControl's SysConfig
-// records, which TraceEvent shows as Windows Kernel/SysConfig/….
-var SysConfigClass = uuid.MustParse("9b79ee91-b5fd-41c0-a243-4248e266e9d0")
-
 // SysConfig opcodes the state reads: two UTF-16 strings each.
 const (
 	opSystemPaths   = 33 // SystemDirectory, SystemWindowsDirectory
@@ -87,7 +81,7 @@ func (s *State) Learn(r *record.Record) {
 		}
 	case !r.HeaderType.IsClassic():
 		return
-	case r.ProviderId == SysConfigClass:
+	case r.ProviderId == sysConfigTask:
 		switch r.EventDescriptor.Opcode {
 		case opVolumeMapping:
 			nt, rest, ok := utf16z(r.UserData)

@@ -153,8 +153,11 @@ func init() {
 			wstr("LocationInformation"))},
 		class{name: "SystemConfig_V2_NumaNode", group: g, version: 2, opcodes: []uint8{24}, fields: fields(
 			u32("NodeCount"), counted(hex(u64("NodeMap")), "NodeCount"))},
+		// TraceEvent's kernel parser does not know Platform: it shows it
+		// under the MOF root, MSNT_SystemTrace.
 		class{name: "SystemConfig_V2_Platform", group: g, version: 2, opcodes: []uint8{25}, fields: fields(
-			wstr("SystemManufacturer"), wstr("SystemProductName"), wstr("BiosDate"), wstr("BiosVersion"))},
+			wstr("SystemManufacturer"), wstr("SystemProductName"), wstr("BiosDate"), wstr("BiosVersion")),
+			provider: SystemTraceName},
 		class{name: "SystemConfig_V2_ProcGroup", group: g, version: 2, opcodes: []uint8{26}, fields: fields(
 			u32("GroupCount"), counted(ptr("Affinity"), "GroupCount"))},
 		class{name: "SystemConfig_V2_ProcNumber", group: g, version: 2, opcodes: []uint8{27}, fields: fields(

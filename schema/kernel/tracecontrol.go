@@ -22,10 +22,6 @@ const (
 	opcodeWinSATConfig = 37
 )
 
-// empty is the layout of an event without payload fields (nil fields
-// would mean an event with a name only).
-var empty = []payload.Field{}
-
 func init() {
 	// The CodeView (RSDS) record of an image; ILRSDS, the one of its IL
 	// PDB, has the same layout in the samples (the name follows Age).
@@ -73,6 +69,6 @@ func init() {
 	// Lost_Event (kernel-events.md §17): a real-time session's notice of
 	// lost events, buffers or its backing file; no payload.
 	for op, name := range map[uint8]string{32: "RTLostEvent", 33: "RTLostBuffer", 34: "RTLostFile"} {
-		registerClassic(LostEventClass, SystemTraceName, op, "Lost_Event/"+name, empty, nil)
+		registerClassic(LostEventClass, SystemTraceName, op, "Lost_Event/"+name, noFields, nil)
 	}
 }
