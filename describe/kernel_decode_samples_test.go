@@ -170,7 +170,18 @@ func TestDiaghubKernelDecodes(t *testing.T) {
 // whose payloads are read where the trace's schemas are learned, and
 // SysConfig/Opcode(37), whose layout nobody gives.
 func TestNet452KernelDecodes(t *testing.T) {
-	tally, all, clean := tallyKernel(t, "net452-x64-merged-compressed.etl", nil)
+	var reads []string
+	tally, all, clean := tallyKernel(t, "net452-x64-merged-compressed.etl", func(event string, fields []payload.Value) {
+		// The first disk read, and the first whose file was named before
+		// it (by a FileIO/FileCreate), its name a DOS path.
+		if event == "DiskIO/Read" && (len(reads) == 0 || len(reads) == 3 && fieldText(fields, "FileName") != "<missing>") {
+			for _, n := range []string{"TransferSize", "ByteOffset", "FileName"} {
+				reads = append(reads, n+"="+fieldText(fields, n))
+			}
+		}
+	})
+	assert.Equal(t, []string{"TransferSize=16384", "ByteOffset=849788928", "FileName=<missing>",
+		"TransferSize=32768", "ByteOffset=13480976384", `FileName=C:\Windows\Microsoft.NET\Framework64\v4.0.30319\mscorrc.dll`}, reads)
 	reportTally(t, tally)
 	t.Logf("net452-x64-merged-compressed.etl: %d of %d kernel records decoded cleanly", clean, all)
 	for name, c := range tally {
