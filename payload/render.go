@@ -66,7 +66,11 @@ func (v Value) AppendText(dst []byte) []byte {
 // JSON strings, except Json-typed strings that hold valid JSON, which are
 // embedded as they are; structs as objects with members in schema order;
 // arrays as arrays.
-func (v Value) AppendJSON(dst []byte) []byte {
+func (v Value) AppendJSON(dst []byte) []byte { return v.appendJSON(dst) }
+
+// appendJSON is AppendJSON on a pointer, which AppendJSONObject calls for
+// every value without copying it.
+func (v *Value) appendJSON(dst []byte) []byte {
 	switch v.kind {
 	case KindInt, KindUint:
 		if v.isChar() {
@@ -105,7 +109,7 @@ func (v Value) AppendJSON(dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = v.kids[i].AppendJSON(dst)
+			dst = v.kids[i].appendJSON(dst)
 		}
 		return append(dst, ']')
 	case KindInvalid:
@@ -127,10 +131,15 @@ func AppendJSONObject(dst []byte, vals []Value) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONName(dst, vals[i].Name())
+		v := &vals[i]
+		var name string
+		if v.field != nil {
+			name = v.field.Name
+		}
+		dst = appendJSONName(dst, name)
 		dst = append(dst, ':')
-		dst = vals[i].AppendJSON(dst)
-		if vals[i].hasMap() {
+		dst = v.appendJSON(dst)
+		if v.field != nil && v.field.Map != nil && v.hasMap() {
 			mark := len(dst)
 			dst = append(dst, ',')
 			dst = appendJSONName(dst, vals[i].Name())
@@ -181,7 +190,7 @@ func AppendTextFields(dst []byte, vals []Value, sep string) []byte {
 	return dst
 }
 
-func (v Value) appendNumber(dst []byte, inJSON bool) []byte {
+func (v *Value) appendNumber(dst []byte, inJSON bool) []byte {
 	quote := func(dst []byte) []byte {
 		if inJSON {
 			dst = append(dst, '"')
@@ -298,6 +307,7 @@ func appendTextRune(dst []byte, r rune) []byte {
 
 func (v Value) appendStringText(dst []byte) []byte {
 	it := v.runes()
+	dst = it.appendPlain(dst, &textPlain)
 	for {
 		r, ok := it.next()
 		if !ok {
@@ -309,6 +319,7 @@ func (v Value) appendStringText(dst []byte) []byte {
 
 func appendJSONString(dst []byte, it runeIter) []byte {
 	dst = append(dst, '"')
+	dst = it.appendPlain(dst, &jsonPlain)
 	for {
 		r, ok := it.next()
 		if !ok {
@@ -317,6 +328,35 @@ func appendJSONString(dst []byte, it runeIter) []byte {
 		dst = appendJSONRune(dst, r)
 	}
 }
+
+// appendPlain appends the leading characters that plain marks as standing
+// for themselves (ASCII only) and moves the iterator past them: most text
+// is plain ASCII, which then costs a test a character.
+func (it *runeIter) appendPlain(dst []byte, plain *[256]uint8) []byte {
+	b := it.b
+	i := 0
+	if it.utf16 {
+		for ; i+1 < len(b) && b[i+1] == 0 && plain[b[i]] != 0; i += 2 {
+			dst = append(dst, b[i])
+		}
+	} else {
+		for i < len(b) && plain[b[i]] != 0 {
+			i++
+		}
+		dst = append(dst, b[:i]...)
+	}
+	it.b = b[i:]
+	return dst
+}
+
+// textPlain marks the bytes text output shows as they are: printable
+// ASCII.
+var textPlain = func() (t [256]uint8) {
+	for c := 0x20; c < 0x7F; c++ {
+		t[c] = 1
+	}
+	return t
+}()
 
 // jsonPlain marks the bytes that stand for themselves inside a JSON
 // string: printable ASCII but the quote and the backslash.
@@ -335,8 +375,9 @@ func appendJSONName(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	// Names are nearly always plain ASCII, which goes as it is.
 	i := 0
-	for ; i+4 <= len(s); i += 4 {
-		if jsonPlain[s[i]]&jsonPlain[s[i+1]]&jsonPlain[s[i+2]]&jsonPlain[s[i+3]] == 0 {
+	for ; len(s)-i >= 4; i += 4 {
+		w := s[i : i+4]
+		if jsonPlain[w[0]]&jsonPlain[w[1]]&jsonPlain[w[2]]&jsonPlain[w[3]] == 0 {
 			break
 		}
 	}
