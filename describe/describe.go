@@ -254,6 +254,13 @@ func (z *Describer) providerName(r *record.Record) string {
 	return ""
 }
 
+// Learn takes from a record the caller does not describe (one a filter
+// drops) what the descriptions of later records need: the volume mappings
+// and file names that kernel file names are shown with. Describe with the
+// payload learns from the records it describes, so that a record reads the
+// same whatever was filtered out before it.
+func (z *Describer) Learn(r *record.Record) { z.kernel.Learn(r) }
+
 // EventName is the record's event name, for filters; false when no source
 // names it.
 func (z *Describer) EventName(r *record.Record) (string, bool) {

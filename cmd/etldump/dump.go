@@ -161,6 +161,11 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 			continue
 		}
 		if d.filter != nil && !d.filter.Match(r) {
+			if d.describe != nil && d.describe.payload {
+				// The names a kernel record shows may come from records
+				// the filter drops.
+				d.describe.d.Learn(r)
+			}
 			continue
 		}
 		if !fn(r) {
