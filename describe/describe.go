@@ -57,6 +57,11 @@ type Options struct {
 	BuiltIn []*schema.Set
 	// ProviderNames names providers no other source names.
 	ProviderNames func(uuid.UUID) (string, bool)
+	// KernelNames, when set, are the volume mappings and file names a
+	// first pass over the trace learned (Learner.KernelNames): the
+	// Describer starts from a copy, so that a kernel event names a file
+	// whose name the trace logs only after it.
+	KernelNames *kernel.State
 }
 
 // Describer describes records.
@@ -73,7 +78,11 @@ type Describer struct {
 
 // New returns a Describer over the given sources.
 func New(opts Options) *Describer {
-	return &Describer{opts: opts, schemas: tracelogging.NewCache(0, 0)}
+	z := &Describer{opts: opts, schemas: tracelogging.NewCache(0, 0)}
+	if opts.KernelNames != nil {
+		z.kernel = *opts.KernelNames.Clone()
+	}
+	return z
 }
 
 // keep holds on to a grown value slab for the next record.

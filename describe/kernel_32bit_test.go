@@ -148,3 +148,50 @@ func TestKernel32BitSamples(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestKernelNamesFromFirstPass: a hard fault names its file by the file
+// object, whose name the trace logs only later, in its FileIO rundown.
+// Described record by record, the fault has no FileName; with the names a
+// first pass learned (Learner.KernelNames), it has the one the rundown
+// gives, read as a drive path with the merge's volume mapping.
+func TestKernelNamesFromFirstPass(t *testing.T) {
+	s := etltest.DefaultSession()
+	ts := s.HeaderTimeStamp
+	next := func() int64 { ts += 1000; return ts }
+	p := func() *etltest.Payload { return new(etltest.Payload) }
+	fault := p().U64(uint64(ts)).U64(0).Ptr(8, 0x77010000).Ptr(8, 0xFFFF8A00DEAD0000).U32(4).U32(4096).Bytes()
+	rundown := p().Ptr(8, 0xFFFF8A00DEAD0000).UTF16Z(`\Device\HarddiskVolume2\Windows\System32\ntdll.dll`).Bytes()
+	mapping := p().UTF16Z(`\Device\HarddiskVolume2\`).UTF16Z(`C:\`).Bytes()
+	data, _, err := etltest.Build(s, func(b *etltest.Builder) error {
+		return b.WriteBuffer(etltest.Buffer{CPU: 0, SequenceNumber: 1},
+			&etltest.Full{Type: 35, Guid: kernel.SysConfigTask, TimeStamp: next(), Payload: mapping},
+			&etltest.PerfInfo{Version: 2, HookId: 0x0220, TimeStamp: next(), Payload: fault},
+			&etltest.PerfInfo{Version: 2, HookId: 0x0424, TimeStamp: next(), Payload: rundown},
+		)
+	})
+	require.NoError(t, err)
+	r, err := etl.NewReader(bytes.NewReader(data), int64(len(data)))
+	require.NoError(t, err)
+	l := describe.NewLearner()
+	l.Scan(r.Buffers(), &r.Header().Clock)
+	for _, c := range []struct {
+		opts describe.Options
+		name string
+	}{
+		{describe.Options{}, "<missing>"},
+		{describe.Options{KernelNames: l.KernelNames()}, `C:\Windows\System32\ntdll.dll`},
+	} {
+		z := describe.New(c.opts)
+		var d describe.Description
+		faults := 0
+		for rec, err := range r.Events() {
+			require.NoError(t, err)
+			z.Describe(rec, &d, true)
+			if d.EventName == "Memory/HardFault" {
+				faults++
+				assert.Equal(t, c.name, fieldText(d.Fields, "FileName"))
+			}
+		}
+		assert.Equal(t, 1, faults)
+	}
+}

@@ -94,7 +94,7 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 	f.Close()
-	z := newDescriber(true, nil, nil)
+	z := newDescriber(true, nil, nil, nil)
 	descs := make([]describe.Description, len(recs))
 	for i, r := range recs {
 		z.describe(r, &descs[i])

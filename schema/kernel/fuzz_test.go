@@ -146,9 +146,9 @@ func FuzzKernelClasses(f *testing.F) {
 			{HeaderType: header.TypeSystem64, HookId: groupFileIO << 8, UserData: p},
 			{HeaderType: header.TypeSystem32, HookId: groupFileIO<<8 | opFileNameRundown,
 				EventDescriptor: header.EventDescriptor{Opcode: opFileNameRundown}, UserData: p},
-			{HeaderType: header.TypeFull64, ProviderId: sysConfigTask,
+			{HeaderType: header.TypeFull64, ProviderId: SysConfigTask,
 				EventDescriptor: header.EventDescriptor{Opcode: opVolumeMapping}, UserData: p},
-			{HeaderType: header.TypeFull64, ProviderId: sysConfigTask,
+			{HeaderType: header.TypeFull64, ProviderId: SysConfigTask,
 				EventDescriptor: header.EventDescriptor{Opcode: opSystemPaths}, UserData: p},
 		} {
 			state.Learn(&r)

@@ -24,9 +24,10 @@ import (
 // on the system drive. FileIO's Name, FileCreate, FileDelete and
 // FileRundown events name file objects; events that carry a FileKey and no
 // FileName of their own (a hard fault, a disk I/O) get the name last given
-// to that file object. Both are learned in the order records are seen, so
-// a name logged only after an event (in a rundown at the end of a trace)
-// does not reach it.
+// to that file object. Both are learned in the order records are seen; a
+// State cloned from one that saw the whole trace first (see Clone) also
+// knows the names logged after an event, in a rundown at the end of the
+// trace, as TraceEvent does.
 //
 // The zero State is ready to use. It is not safe for concurrent use.
 type State struct {
@@ -81,7 +82,7 @@ func (s *State) Learn(r *record.Record) {
 		}
 	case !r.HeaderType.IsClassic():
 		return
-	case r.ProviderId == sysConfigTask:
+	case r.ProviderId == SysConfigTask:
 		switch r.EventDescriptor.Opcode {
 		case opVolumeMapping:
 			nt, rest, ok := utf16z(r.UserData)
@@ -133,6 +134,24 @@ func (s *State) Learn(r *record.Record) {
 		return
 	}
 	s.files[key] = span{uint32(off), uint32(len(s.names) - off)}
+}
+
+// Clone returns a State that starts from what s knows and learns on its
+// own: a first pass over a trace fills one (describe.Learner), and each
+// Describer of the trace starts from a copy.
+func (s *State) Clone() *State {
+	c := &State{
+		volumes:     append([]volume(nil), s.volumes...),
+		systemDrive: s.systemDrive,
+		names:       append([]byte(nil), s.names...),
+	}
+	if s.files != nil {
+		c.files = make(map[uint64]span, len(s.files))
+		for k, v := range s.files {
+			c.files[k] = v
+		}
+	}
+	return c
 }
 
 // addVolume records a mapping; one the State has already costs nothing.

@@ -11,7 +11,7 @@ import (
 // SystemConfig group (0x0B), kernel-events.md §16: the hardware and
 // software configuration the kernel session writes when it stops (CPU,
 // disks, NICs, video, services, power, IRQs, PnP devices, …), and the
-// SysConfig events a trace merge adds (see sysConfigTask).
+// SysConfig events a trace merge adds (see SysConfigTask).
 
 const groupSystemConfig = 0x0B
 
@@ -228,18 +228,18 @@ func init() {
 	registerSysConfig()
 }
 
-// sysConfigTask is the class GUID of the SysConfig events a trace merge
+// SysConfigTask is the class GUID of the SysConfig events a trace merge
 // adds as classic records: the system paths, the volume mapping (NT device
 // paths and their drive letters) and the build. The kernel event notes do
 // not cover them; TraceEvent shows them as Windows Kernel events of task
 // SysConfig, and the layouts are those of the records in the merged .NET
 // sample (every string there is a NUL-terminated UTF-16 one).
-var sysConfigTask = uuid.MustParse("9b79ee91-b5fd-41c0-a243-4248e266e9d0")
+var SysConfigTask = uuid.MustParse("9b79ee91-b5fd-41c0-a243-4248e266e9d0")
 
 // registerSysConfig adds the SysConfig events. Opcode 37 (16 bytes, all
 // zero in the sample) has a name and no layout.
 func registerSysConfig() {
-	t := sysConfigTask
+	t := SysConfigTask
 	registerKernelClassic(t, 32, "SysConfig/BuildInfo", fields(
 		payload.Field{Name: "InstallDate", InType: payload.InFileTime}, wstr("BuildLab"), wstr("ProductName")))
 	registerKernelClassic(t, 33, "SysConfig/SystemPaths", fields(wstr("SystemDirectory"), wstr("SystemWindowsDirectory")))
