@@ -57,6 +57,11 @@ type Options struct {
 	BuiltIn []*schema.Set
 	// ProviderNames names providers no other source names.
 	ProviderNames func(uuid.UUID) (string, bool)
+	// KernelNames, when set, are the volume mappings and file names a
+	// first pass over the trace learned (Learner.KernelNames): the
+	// Describer starts from a copy, so that a kernel event names a file
+	// whose name the trace logs only after it.
+	KernelNames *kernel.State
 }
 
 // Describer describes records.
@@ -66,11 +71,18 @@ type Describer struct {
 	traits  record.TraitsCache
 	vals    []payload.Value
 	unnamed map[uint16]string
+	// kernel learns volume and file names from the records described
+	// with their payload, to show kernel file names as DOS paths.
+	kernel kernel.State
 }
 
 // New returns a Describer over the given sources.
 func New(opts Options) *Describer {
-	return &Describer{opts: opts, schemas: tracelogging.NewCache(0, 0)}
+	z := &Describer{opts: opts, schemas: tracelogging.NewCache(0, 0)}
+	if opts.KernelNames != nil {
+		z.kernel = *opts.KernelNames.Clone()
+	}
+	return z
 }
 
 // keep holds on to a grown value slab for the next record.
@@ -88,10 +100,15 @@ func (z *Describer) Describe(r *record.Record, d *Description, withPayload bool)
 		d.Kernel, d.Group = true, g
 		d.ProviderName = kernel.ProviderName
 	}
+	if withPayload {
+		z.kernel.Learn(r)
+	}
 	e, exact := z.lookup(r, d)
 	if e != nil {
 		d.Event = e
-		if d.ProviderName == "" {
+		// A kernel event's own provider name wins: TraceEvent files a few
+		// under MSNT_SystemTrace, the MOF root.
+		if d.ProviderName == "" || d.Kernel && e.Provider != "" {
 			d.ProviderName = e.Provider
 		}
 		d.EventName = e.Name
@@ -209,6 +226,9 @@ func (z *Describer) decode(r *record.Record, e *schema.Event, exact bool, d *Des
 	if e.Computed != nil {
 		vals = e.Computed(r, vals)
 	}
+	if d.Kernel {
+		vals = z.kernel.Rewrite(e, vals)
+	}
 	z.keep(vals)
 	d.Fields, d.Decoded, d.Err = vals, true, err
 }
@@ -242,6 +262,13 @@ func (z *Describer) providerName(r *record.Record) string {
 	}
 	return ""
 }
+
+// Learn takes from a record the caller does not describe (one a filter
+// drops) what the descriptions of later records need: the volume mappings
+// and file names that kernel file names are shown with. Describe with the
+// payload learns from the records it describes, so that a record reads the
+// same whatever was filtered out before it.
+func (z *Describer) Learn(r *record.Record) { z.kernel.Learn(r) }
 
 // EventName is the record's event name, for filters; false when no source
 // names it.

@@ -57,6 +57,9 @@ type Learner struct {
 	deferTo   []*schema.Set
 	errs      []error
 	stats     LearnStats
+	// kernel holds the volume mappings and file names of the trace, for
+	// the kernel events that name files only by their file object.
+	kernel kernel.State
 }
 
 type mapKey struct {
@@ -127,6 +130,11 @@ func (l *Learner) Defer(sets ...*schema.Set) { l.deferTo = append(l.deferTo, set
 // Set is what was learned, for Options.Trace.
 func (l *Learner) Set() *schema.Set { return l.set }
 
+// KernelNames are the volume mappings and file-object names of the trace
+// (its SysConfig and FileIO name records), for Options.KernelNames: with
+// them a kernel event names a file whose name is logged only after it.
+func (l *Learner) KernelNames() *kernel.State { return &l.kernel }
+
 // Stats counts what was read so far.
 func (l *Learner) Stats() LearnStats { return l.stats }
 
@@ -137,8 +145,11 @@ func (l *Learner) Errors() []error { return l.errs }
 func (l *Learner) Pending() []eventsource.Partial { return l.chunks.Pending() }
 
 // Learn reads r when it is a metadata record and reports whether it was
-// one (whether or not it could be used; see Errors).
+// one (whether or not it could be used; see Errors). It also takes the
+// volume mappings and file names of KernelNames from the records that
+// carry them.
 func (l *Learner) Learn(r *record.Record) bool {
+	l.kernel.Learn(r)
 	switch r.HeaderType {
 	case header.TypeFull32, header.TypeFull64:
 		if r.ProviderId != kernel.MetaDataTask {
@@ -299,14 +310,16 @@ func (l *Learner) Scan(buffers iter.Seq2[*buffer.Buffer, error], clock *header.C
 }
 
 // metaDataGUID is the MetaData class GUID as a classic header stores it.
-var metaDataGUID = func() (b [16]byte) {
-	g := kernel.MetaDataTask
+var metaDataGUID = headerGUID(kernel.MetaDataTask)
+
+// headerGUID is a GUID as a record header stores it.
+func headerGUID(g uuid.UUID) (b [16]byte) {
 	binary.LittleEndian.PutUint32(b[0:], binary.BigEndian.Uint32(g[0:]))
 	binary.LittleEndian.PutUint16(b[4:], binary.BigEndian.Uint16(g[4:]))
 	binary.LittleEndian.PutUint16(b[6:], binary.BigEndian.Uint16(g[6:]))
 	copy(b[8:], g[8:])
 	return
-}()
+}
 
 func (l *Learner) scanBuffer(b *buffer.Buffer, clock *header.Clock, rec *record.Record) {
 	data := b.Data
@@ -317,7 +330,7 @@ func (l *Learner) scanBuffer(b *buffer.Buffer, clock *header.Clock, rec *record.
 		if end || err != nil {
 			return
 		}
-		if isMetadata(p.Type, data[at:at+p.Size]) {
+		if isMetadata(p.Type, data[at:at+p.Size]) || isKernelNames(p.Type, data[at:at+p.Size]) {
 			if !haveCtx {
 				ctx, haveCtx = record.NewContext(b, clock), true
 			}
@@ -328,6 +341,37 @@ func (l *Learner) scanBuffer(b *buffer.Buffer, clock *header.Clock, rec *record.
 		at += header.Align(p.Size)
 	}
 }
+
+// isKernelNames tells from a record's header bytes whether it names files
+// or volumes (see KernelNames): a FileIO name record, with a kernel header
+// or relogged, or a SysConfig record of a merge.
+func isKernelNames(t header.Type, b []byte) bool {
+	switch t {
+	case header.TypeSystem32, header.TypeSystem64, header.TypeCompact32, header.TypeCompact64,
+		header.TypePerfInfo32, header.TypePerfInfo64:
+		// The HookId: type, then group.
+		return len(b) >= 8 && b[7] == fileIOGroup && isFileNameOpcode(b[6])
+	case header.TypeFull32, header.TypeFull64:
+		if len(b) < header.EventTraceHeaderSize {
+			return false
+		}
+		class := [16]byte(b[0x18:0x28])
+		return class == sysConfigGUID || class == fileIOGUID && isFileNameOpcode(b[4])
+	}
+	return false
+}
+
+// fileIOGroup is the kernel's FileIO group, whose Name, FileCreate,
+// FileDelete and FileRundown events name file objects.
+const fileIOGroup = 0x04
+
+func isFileNameOpcode(op uint8) bool { return op == 0 || op == 32 || op == 35 || op == 36 }
+
+// The SysConfig and FileIO class GUIDs as classic headers store them.
+var (
+	sysConfigGUID = headerGUID(kernel.SysConfigTask)
+	fileIOGUID    = headerGUID(record.KernelGroupGUID(fileIOGroup, 0))
+)
 
 // isMetadata tells from a record's header bytes whether Learn wants it.
 func isMetadata(t header.Type, b []byte) bool {

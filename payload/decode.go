@@ -31,6 +31,9 @@ type DecodeError struct {
 	Offset int    // payload offset where the field's value (or the damage) starts
 	Reason string
 	Err    error // buffer.ErrTruncated, buffer.ErrMalformed, ErrTrailingData or ErrTooManyValues
+	// frames gathers the path while the error goes up through the
+	// decoder, innermost first; Field is made from it at the top.
+	frames []frame
 }
 
 func (e *DecodeError) Error() string {
@@ -56,7 +59,8 @@ func IsTrailing(err error) bool { return errors.Is(err, ErrTrailingData) }
 // Decode runs again on a new array big enough for this payload). Pass the
 // previous result back, resliced to zero length, to decode without
 // allocating. The returned values refer to payload and to that array, and
-// are overwritten by the next Decode into it.
+// are overwritten by the next Decode into it; up to Spare values may be
+// appended to them in place.
 //
 // A payload shorter than its fields, or with counts or sizes that do not fit,
 // gives a *DecodeError and no values — except that a payload ending exactly
@@ -66,15 +70,19 @@ func IsTrailing(err error) bool { return errors.Is(err, ErrTrailingData) }
 // MaxValues and by what the payload's size can hold, which keeps hostile
 // counts of empty structs cheap.
 func (s *Schema) Decode(payload []byte, pointerSize int, dst []Value) ([]Value, error) {
-	limit := (len(payload)+1)*(s.levels+1) + s.total
+	spare := max(s.Spare, 0)
+	limit := (len(payload)+1)*(s.levels+1) + s.total + spare
 	if limit > MaxValues {
 		limit = MaxValues
 	}
 	d := decoder{p: payload, ptr: pointerSize, limit: limit}
+	if s.refs > inlineRefs {
+		d.more = make([]uint64, s.refs-inlineRefs)
+	}
 	for attempt := 0; ; attempt++ {
 		d.slab = dst[:cap(dst)]
-		d.pos, d.used, d.depth, d.have = 0, 0, 0, 0
-		top := d.alloc(len(s.Fields))
+		d.pos, d.used, d.have = 0, 0, 0
+		top := d.alloc(len(s.Fields) + spare)
 		n := len(s.Fields)
 		for i := range s.Fields {
 			f := &s.Fields[i]
@@ -83,7 +91,7 @@ func (s *Schema) Decode(payload []byte, pointerSize int, dst []Value) ([]Value, 
 				break
 			}
 			if err := d.value(f, d.at(top, i)); err != nil {
-				return dst[:0], err
+				return dst[:0], finish(err)
 			}
 		}
 		if d.used <= len(d.slab) {
@@ -103,6 +111,10 @@ func (s *Schema) Decode(payload []byte, pointerSize int, dst []Value) ([]Value, 
 	}
 }
 
+// inlineRefs is how many referenced fields a decoder holds without an
+// allocation.
+const inlineRefs = 8
+
 type frame struct {
 	f   *Field
 	idx int // element index, -1 outside arrays
@@ -117,12 +129,13 @@ type decoder struct {
 	limit int
 	// sink receives values once the slab is full: decoding goes on to count
 	// how many values are needed.
-	sink  Value
-	depth int
-	path  [2*MaxDepth + 2]frame
+	sink Value
 	// ints holds the values of the fields that others take a count or a
-	// length from, by slot; have marks the slots set.
-	ints [MaxReferences]uint64
+	// length from, by slot; have marks the slots set. Few schemas refer
+	// to more than a handful of fields: ints is then inline, which keeps
+	// the decoder small (it is made, and so cleared, on every Decode).
+	ints [inlineRefs]uint64
+	more []uint64 // slots past inlineRefs
 	have uint64
 }
 
@@ -150,12 +163,32 @@ func (d *decoder) kids(block, n int) []Value {
 	return nil
 }
 
+// fail makes the error of a payload that does not fit its schema. The
+// field's path is added while the error goes up (within), so that decoding
+// keeps no path of its own.
 func (d *decoder) fail(start int, sentinel error, format string, args ...any) error {
-	e := &DecodeError{Offset: start, Err: sentinel, Reason: fmt.Sprintf(format, args...)}
+	return &DecodeError{Offset: start, Err: sentinel, Reason: fmt.Sprintf(format, args...)}
+}
+
+// within adds a step of the path to an error coming up from field f
+// (element idx of an array, or -1).
+func within(err error, f *Field, idx int) error {
+	if e, ok := err.(*DecodeError); ok {
+		e.frames = append(e.frames, frame{f, idx})
+	}
+	return err
+}
+
+// finish writes an error's path into Field: "a.b[3].c".
+func finish(err error) error {
+	e, ok := err.(*DecodeError)
+	if !ok {
+		return err
+	}
 	var b []byte
-	for i := 0; i < d.depth; i++ {
-		fr := d.path[i]
-		if i > 0 && fr.idx < 0 {
+	for i := len(e.frames) - 1; i >= 0; i-- {
+		fr := e.frames[i]
+		if i < len(e.frames)-1 && fr.idx < 0 {
 			b = append(b, '.')
 		}
 		if fr.idx >= 0 {
@@ -166,16 +199,9 @@ func (d *decoder) fail(start int, sentinel error, format string, args ...any) er
 			b = append(b, fr.f.Name...)
 		}
 	}
-	e.Field = string(b)
+	e.Field, e.frames = string(b), nil
 	return e
 }
-
-func (d *decoder) push(f *Field, idx int) {
-	d.path[d.depth] = frame{f, idx}
-	d.depth++
-}
-
-func (d *decoder) pop() { d.depth-- }
 
 func (d *decoder) need(n int, what string) error {
 	if len(d.p)-d.pos < n {
@@ -198,13 +224,21 @@ func (d *decoder) ref(slot int16, what, name string) (uint64, error) {
 	if slot <= 0 || d.have&(1<<uint(slot-1)) == 0 {
 		return 0, d.fail(d.pos, buffer.ErrMalformed, "the %s field %q has no value", what, name)
 	}
+	if int(slot) > inlineRefs {
+		return d.more[int(slot)-1-inlineRefs], nil
+	}
 	return d.ints[slot-1], nil
 }
 
 // value decodes field f (scalar, array or custom) into out.
 func (d *decoder) value(f *Field, out *Value) error {
-	d.push(f, -1)
-	defer d.pop()
+	if err := d.valueOf(f, out); err != nil {
+		return within(err, f, -1)
+	}
+	return nil
+}
+
+func (d *decoder) valueOf(f *Field, out *Value) error {
 	start := d.pos
 	var n int
 	switch f.Arity {
@@ -215,7 +249,11 @@ func (d *decoder) value(f *Field, out *Value) error {
 			return err
 		}
 		if f.slot > 0 && (out.kind == KindInt || out.kind == KindUint) {
-			d.ints[f.slot-1] = out.num
+			if int(f.slot) > inlineRefs {
+				d.more[int(f.slot)-1-inlineRefs] = out.num
+			} else {
+				d.ints[f.slot-1] = out.num
+			}
 			d.have |= 1 << uint(f.slot-1)
 		}
 		return nil
@@ -249,11 +287,8 @@ func (d *decoder) value(f *Field, out *Value) error {
 	block := d.alloc(n)
 	first := d.pos
 	for i := 0; i < n; i++ {
-		d.push(f, i)
-		err := d.element(f, d.at(block, i))
-		d.pop()
-		if err != nil {
-			return err
+		if err := d.element(f, d.at(block, i)); err != nil {
+			return within(err, f, i)
 		}
 	}
 	*out = Value{field: f, kind: KindArray, kids: d.kids(block, n), raw: d.p[first:d.pos:d.pos]}
@@ -279,11 +314,8 @@ func (d *decoder) toEnd(f *Field) (int, error) {
 			return 0, d.fail(d.pos, ErrTooManyValues, "array exceeds the %d values the payload allows", d.limit)
 		}
 		before := d.pos
-		d.push(f, n)
-		err := d.element(f, &scratch)
-		d.pop()
-		if err != nil {
-			return 0, err
+		if err := d.element(f, &scratch); err != nil {
+			return 0, within(err, f, n)
 		}
 		if d.pos == before {
 			return 0, d.fail(before, buffer.ErrMalformed, "an element of an array to the end of the payload takes no bytes")
@@ -420,10 +452,7 @@ func (d *decoder) element(f *Field, out *Value) error {
 		if err := d.need(16, "SYSTEMTIME"); err != nil {
 			return err
 		}
-		*out = Value{field: f, kind: KindTime, flags: flagSysTime, raw: d.p[d.pos : d.pos+16 : d.pos+16]}
-		if !validSystemTime(out.raw) {
-			out.flags |= flagBadTime
-		}
+		*out = Value{field: f, kind: KindTime, flags: systemTimeFlags(d.p[d.pos : d.pos+16]), raw: d.p[d.pos : d.pos+16 : d.pos+16]}
 		d.pos += 16
 		return nil
 	case InSID:
@@ -589,8 +618,8 @@ func (d *decoder) sid(f *Field, out *Value) error {
 // fixed decodes a little-endian number of n bytes; KindInt values are
 // sign-extended.
 func (d *decoder) fixed(f *Field, out *Value, n int, k Kind) error {
-	if err := d.need(n, f.InType.String()); err != nil {
-		return err
+	if len(d.p)-d.pos < n {
+		return d.need(n, f.InType.String())
 	}
 	b := d.p[d.pos : d.pos+n : d.pos+n]
 	var v uint64

@@ -341,3 +341,87 @@ func TestDecodeDoesNotAllocate(t *testing.T) {
 	assert.Zero(t, allocs)
 	assert.Equal(t, `{"N":2,"A":[1,3],"S":"hello","P":["0x1","0x2"]}N=2 A=[1,3] S=hello P=["0x1","0x2"]`, string(out))
 }
+
+func TestSystemTimeRules(t *testing.T) {
+	st := func(f ...uint16) []byte {
+		var b []byte
+		for _, x := range f {
+			b = append(b, le16(x)...)
+		}
+		return b
+	}
+	field := payload.Field{Name: "T", InType: payload.InSystemTime}
+	for _, c := range []struct {
+		fields [8]uint16
+		text   string
+		date   bool
+	}{
+		// TIME_ZONE_INFORMATION keeps its transitions as year-0 rules:
+		// the first Sunday of November, the second Sunday of March.
+		{[8]uint16{0, 11, 0, 1, 2, 0, 0, 0}, "yearly, first Sunday of November, 02:00:00", false},
+		{[8]uint16{0, 3, 0, 2, 2, 0, 0, 0}, "yearly, second Sunday of March, 02:00:00", false},
+		{[8]uint16{0, 10, 6, 5, 23, 59, 59, 999}, "yearly, last Saturday of October, 23:59:59.999", false},
+		{[8]uint16{2020, 7, 3, 29, 0, 7, 0, 623}, "2020-07-29T00:07:00.6230000Z", true},
+		// Not a rule: a week past 5 makes it the sixth of March of year
+		// 0, and the zero value is out of range.
+		{[8]uint16{0, 3, 0, 6, 2, 0, 0, 0}, "0000-03-06T02:00:00.0000000Z", true},
+		{[8]uint16{}, "0000-00-00T00:00:00.0000000Z", false},
+	} {
+		v := decode(t, st(c.fields[:]...), field)[0]
+		assert.Equal(t, "T="+c.text, text([]payload.Value{v}))
+		assert.Equal(t, `{"T":"`+c.text+`"}`, jsonOf([]payload.Value{v}))
+		assert.Equal(t, c.text, string(payload.AppendSystemTime(nil, c.fields)))
+		assert.Equal(t, c.date, !v.Time().IsZero(), c.text)
+	}
+}
+
+func TestSpareSlotsKeepNestedValues(t *testing.T) {
+	// Values appended after Decode (computed ones) land in the spare slots,
+	// not on the elements of an array that Decode stored after the
+	// top-level values.
+	s, err := payload.NewSchema("E", []payload.Field{
+		{Name: "N", InType: payload.InUInt8},
+		{Name: "A", InType: payload.InUInt16, Arity: payload.CountFromField, CountField: "N"},
+	})
+	require.NoError(t, err)
+	s.Spare = 2
+	extra := &payload.Field{Name: "X", InType: payload.InUInt32}
+	vals, err := s.Decode(cat([]byte{2}, le16(7), le16(9)), 8, nil)
+	require.NoError(t, err)
+	vals = append(vals, payload.NewUint(extra, 1), payload.NewUint(extra, 2))
+	assert.Equal(t, "N=2 A=[7,9] X=1 X=2", text(vals))
+	again, err := s.Decode(cat([]byte{1}, le16(5)), 8, vals[:0])
+	require.NoError(t, err)
+	assert.Same(t, &vals[0], &again[0], "the array is reused")
+	assert.Equal(t, "N=1 A=[5] X=3", text(append(again, payload.NewUint(extra, 3))))
+}
+
+func TestManyReferences(t *testing.T) {
+	// More referenced fields than the decoder keeps inline.
+	var fields []payload.Field
+	var p []byte
+	want := ""
+	for i := 0; i < 12; i++ {
+		n := string(rune('A' + i))
+		fields = append(fields, payload.Field{Name: n, InType: payload.InUInt8},
+			payload.Field{Name: "x" + n, InType: payload.InUInt8, Arity: payload.CountFromField, CountField: n})
+		p = append(p, byte(i%3), 7, 7)[:len(p)+1+i%3]
+		if i > 0 {
+			want += " "
+		}
+		want += n + "=" + string(rune('0'+i%3)) + " x" + n + "=" + [...]string{"[]", "[7]", "[7,7]"}[i%3]
+	}
+	vals := decode(t, p, fields...)
+	assert.Equal(t, want, text(vals))
+}
+
+func TestHexByteArray(t *testing.T) {
+	// Bytes to the end of the payload, shown in hex: one string, as a
+	// binary field renders, not an array of numbers.
+	vals := decode(t, cat(le16(1), []byte{0xAB, 0x01, 0xFF}),
+		payload.Field{Name: "N", InType: payload.InUInt16},
+		payload.Field{Name: "Data", InType: payload.InUInt8, OutType: payload.OutHexBinary, Arity: payload.CountToEnd})
+	assert.Equal(t, "N=1 Data=0xAB01FF", text(vals))
+	assert.Equal(t, `{"N":1,"Data":"0xAB01FF"}`, jsonOf(vals))
+	assert.Len(t, vals[1].Elems(), 3)
+}

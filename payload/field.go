@@ -210,6 +210,12 @@ type Schema struct {
 	Name   string  // event name, where the source gives one
 	Tags   uint32  // the 28 event tag bits (TraceLogging)
 	Fields []Field // top-level fields in payload order
+	// Spare is the number of values a caller may append to what Decode
+	// returns (values computed from the record) without a new array:
+	// Decode leaves that many slots free after the top-level values, and
+	// before the members and elements of structs and arrays, which
+	// appending would otherwise overwrite.
+	Spare int
 	// levels is the largest number of containers (structs and arrays)
 	// around any value; it scales the bound on values per payload byte.
 	levels int

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/netip"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -26,6 +27,9 @@ const hexDigits = "0123456789ABCDEF"
 func (v Value) AppendText(dst []byte) []byte {
 	if v.isCharArray() {
 		return v.appendStringText(dst)
+	}
+	if v.isHexByteArray() {
+		return appendHexBytes(dst, v.raw)
 	}
 	if out, ok := v.AppendMapName(dst); ok {
 		return out
@@ -62,17 +66,18 @@ func (v Value) AppendText(dst []byte) []byte {
 // JSON strings, except Json-typed strings that hold valid JSON, which are
 // embedded as they are; structs as objects with members in schema order;
 // arrays as arrays.
-func (v Value) AppendJSON(dst []byte) []byte {
-	if v.isCharArray() {
-		return appendJSONString(dst, v.runes())
-	}
-	if v.isChar() {
-		dst = append(dst, '"')
-		dst = appendJSONRune(dst, v.char())
-		return append(dst, '"')
-	}
+func (v Value) AppendJSON(dst []byte) []byte { return v.appendJSON(dst) }
+
+// appendJSON is AppendJSON on a pointer, which AppendJSONObject calls for
+// every value without copying it.
+func (v *Value) appendJSON(dst []byte) []byte {
 	switch v.kind {
 	case KindInt, KindUint:
+		if v.isChar() {
+			dst = append(dst, '"')
+			dst = appendJSONRune(dst, v.char())
+			return append(dst, '"')
+		}
 		return v.appendNumber(dst, true)
 	case KindFloat:
 		return v.appendFloat(dst, true)
@@ -91,12 +96,20 @@ func (v Value) AppendJSON(dst []byte) []byte {
 	case KindStruct:
 		return AppendJSONObject(dst, v.kids)
 	case KindArray:
+		if v.isCharArray() {
+			return appendJSONString(dst, v.runes())
+		}
+		if v.isHexByteArray() {
+			dst = append(dst, '"')
+			dst = appendHexBytes(dst, v.raw)
+			return append(dst, '"')
+		}
 		dst = append(dst, '[')
 		for i := range v.kids {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = v.kids[i].AppendJSON(dst)
+			dst = v.kids[i].appendJSON(dst)
 		}
 		return append(dst, ']')
 	case KindInvalid:
@@ -118,10 +131,15 @@ func AppendJSONObject(dst []byte, vals []Value) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONName(dst, vals[i].Name())
+		v := &vals[i]
+		var name string
+		if v.field != nil {
+			name = v.field.Name
+		}
+		dst = appendJSONName(dst, name)
 		dst = append(dst, ':')
-		dst = vals[i].AppendJSON(dst)
-		if vals[i].hasMap() {
+		dst = v.appendJSON(dst)
+		if v.field != nil && v.field.Map != nil && v.hasMap() {
 			mark := len(dst)
 			dst = append(dst, ',')
 			dst = appendJSONName(dst, vals[i].Name())
@@ -172,48 +190,54 @@ func AppendTextFields(dst []byte, vals []Value, sep string) []byte {
 	return dst
 }
 
-func (v Value) appendNumber(dst []byte, inJSON bool) []byte {
+func (v *Value) appendNumber(dst []byte, inJSON bool) []byte {
 	quote := func(dst []byte) []byte {
 		if inJSON {
 			dst = append(dst, '"')
 		}
 		return dst
 	}
+	var in InType
+	var out OutType
+	if v.field != nil {
+		in, out = v.field.InType, v.field.OutType
+	}
 	width := len(v.raw) * 8
 	var mask uint64 = math.MaxUint64
 	if width > 0 && width < 64 {
 		mask = 1<<width - 1
 	}
-	switch {
-	case v.isFileTimeInt():
-		dst = quote(dst)
-		dst = FileTimeToTime(v.num).AppendFormat(dst, timeLayout)
-		return quote(dst)
-	case v.InType() == InUInt32 && v.OutType() == OutIPv4:
-		dst = quote(dst)
-		dst = netip.AddrFrom4([4]byte(v.raw)).AppendTo(dst)
-		return quote(dst)
-	}
-	switch v.OutType() {
-	case OutByte, OutShort, OutInt, OutLong:
-		// A decimal out-type overrides a hex in-type; the bits are read
-		// as signed at the value's width.
-		x := v.num & mask
-		if width > 0 && width < 64 && x&(1<<(width-1)) != 0 {
-			x |= ^mask
-		}
-		return strconv.AppendInt(dst, int64(x), 10)
-	case OutUnsignedByte, OutUnsignedShort, OutUnsignedInt, OutUnsignedLong:
-		return strconv.AppendUint(dst, v.num&mask, 10)
-	}
 	hexWidth := -1 // no hex
-	switch out := v.OutType(); {
-	case out.isHex():
-		hexWidth = 0
-	case out == OutNTStatus, out == OutHResult:
-		hexWidth = 8
+	if out != OutDefault {
+		switch {
+		case width == 64 && out.isDateTime():
+			dst = quote(dst)
+			dst = FileTimeToTime(v.num).AppendFormat(dst, timeLayout)
+			return quote(dst)
+		case in == InUInt32 && out == OutIPv4:
+			dst = quote(dst)
+			dst = netip.AddrFrom4([4]byte(v.raw)).AppendTo(dst)
+			return quote(dst)
+		}
+		switch out {
+		case OutByte, OutShort, OutInt, OutLong:
+			// A decimal out-type overrides a hex in-type; the bits are
+			// read as signed at the value's width.
+			x := v.num & mask
+			if width > 0 && width < 64 && x&(1<<(width-1)) != 0 {
+				x |= ^mask
+			}
+			return strconv.AppendInt(dst, int64(x), 10)
+		case OutUnsignedByte, OutUnsignedShort, OutUnsignedInt, OutUnsignedLong:
+			return strconv.AppendUint(dst, v.num&mask, 10)
+		case OutNTStatus, OutHResult:
+			hexWidth = 8
+		}
+		if out.isHex() {
+			hexWidth = 0
+		}
 	}
-	switch v.InType() {
+	switch in {
 	case InHexInt32, InHexInt64, InPointer, InSizeT:
 		if hexWidth < 0 {
 			hexWidth = 0
@@ -232,18 +256,19 @@ func (v Value) appendNumber(dst []byte, inJSON bool) []byte {
 
 // appendHex appends 0x and upper-case hex digits, at least minDigits of them.
 func appendHex(dst []byte, x uint64, minDigits int) []byte {
-	dst = append(dst, '0', 'x')
-	n := 1
-	for y := x >> 4; y != 0; y >>= 4 {
-		n++
+	var tmp [2 + 64]byte
+	i := len(tmp)
+	for n := 0; n < minDigits || x != 0 || n == 0; n++ {
+		i--
+		tmp[i] = hexDigits[x&0xF]
+		x >>= 4
+		if i == 2 {
+			break
+		}
 	}
-	for ; minDigits > n; minDigits-- {
-		dst = append(dst, '0')
-	}
-	for i := n - 1; i >= 0; i-- {
-		dst = append(dst, hexDigits[(x>>(4*i))&0xF])
-	}
-	return dst
+	i -= 2
+	tmp[i], tmp[i+1] = '0', 'x'
+	return append(dst, tmp[i:]...)
 }
 
 func (v Value) appendFloat(dst []byte, inJSON bool) []byte {
@@ -282,6 +307,7 @@ func appendTextRune(dst []byte, r rune) []byte {
 
 func (v Value) appendStringText(dst []byte) []byte {
 	it := v.runes()
+	dst = it.appendPlain(dst, &textPlain)
 	for {
 		r, ok := it.next()
 		if !ok {
@@ -293,6 +319,7 @@ func (v Value) appendStringText(dst []byte) []byte {
 
 func appendJSONString(dst []byte, it runeIter) []byte {
 	dst = append(dst, '"')
+	dst = it.appendPlain(dst, &jsonPlain)
 	for {
 		r, ok := it.next()
 		if !ok {
@@ -302,12 +329,66 @@ func appendJSONString(dst []byte, it runeIter) []byte {
 	}
 }
 
+// appendPlain appends the leading characters that plain marks as standing
+// for themselves (ASCII only) and moves the iterator past them: most text
+// is plain ASCII, which then costs a test a character.
+func (it *runeIter) appendPlain(dst []byte, plain *[256]uint8) []byte {
+	b := it.b
+	i := 0
+	if it.utf16 {
+		for ; i+1 < len(b) && b[i+1] == 0 && plain[b[i]] != 0; i += 2 {
+			dst = append(dst, b[i])
+		}
+	} else {
+		for i < len(b) && plain[b[i]] != 0 {
+			i++
+		}
+		dst = append(dst, b[:i]...)
+	}
+	it.b = b[i:]
+	return dst
+}
+
+// textPlain marks the bytes text output shows as they are: printable
+// ASCII.
+var textPlain = func() (t [256]uint8) {
+	for c := 0x20; c < 0x7F; c++ {
+		t[c] = 1
+	}
+	return t
+}()
+
+// jsonPlain marks the bytes that stand for themselves inside a JSON
+// string: printable ASCII but the quote and the backslash.
+var jsonPlain = func() (t [256]uint8) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		if c != '"' && c != '\\' {
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
 // appendJSONName quotes a field name; names are UTF-8 per the metadata
 // encoding, and range turns bad bytes into U+FFFD.
 func appendJSONName(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	for _, r := range s {
-		dst = appendJSONRune(dst, r)
+	// Names are nearly always plain ASCII, which goes as it is.
+	i := 0
+	for ; len(s)-i >= 4; i += 4 {
+		w := s[i : i+4]
+		if jsonPlain[w[0]]&jsonPlain[w[1]]&jsonPlain[w[2]]&jsonPlain[w[3]] == 0 {
+			break
+		}
+	}
+	for i < len(s) && jsonPlain[s[i]] != 0 {
+		i++
+	}
+	dst = append(dst, s[:i]...)
+	if i < len(s) {
+		for _, r := range s[i:] {
+			dst = appendJSONRune(dst, r)
+		}
 	}
 	return append(dst, '"')
 }
@@ -346,6 +427,12 @@ func (v Value) appendBytes(dst []byte) []byte {
 			return out
 		}
 	}
+	return appendHexBytes(dst, b)
+}
+
+// appendHexBytes appends b as 0x and two upper-case hex digits a byte,
+// nothing when b is empty.
+func appendHexBytes(dst, b []byte) []byte {
 	if len(b) == 0 {
 		return dst
 	}
@@ -416,12 +503,21 @@ func (v Value) appendTime(dst []byte) []byte {
 	if v.flags&flagSysTime == 0 {
 		return FileTimeToTime(v.num).AppendFormat(dst, timeLayout)
 	}
-	if v.flags&flagBadTime == 0 {
-		return v.Time().AppendFormat(dst, timeLayout)
-	}
-	// Out-of-range fields are shown as they are rather than normalized
-	// into some other instant.
-	st := systemTime(v.raw)
+	return AppendSystemTime(dst, systemTime(v.raw))
+}
+
+var (
+	weekNames = [...]string{"", "first", "second", "third", "fourth", "last"}
+	dayNames  = [...]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+)
+
+// AppendSystemTime appends a SYSTEMTIME (wYear, wMonth, wDayOfWeek, wDay,
+// wHour, wMinute, wSecond, wMilliseconds) as a value of one renders: a
+// date in RFC 3339 UTC; a yearly transition rule (year 0, as the standard
+// and daylight dates of a TIME_ZONE_INFORMATION hold them) as
+// "yearly, last Sunday of March, 02:00:00"; and fields out of range as
+// they are, so that they are not normalized into some other instant.
+func AppendSystemTime(dst []byte, st [8]uint16) []byte {
 	pad := func(dst []byte, x uint16, n int) []byte {
 		var tmp [5]byte
 		s := strconv.AppendUint(tmp[:0], uint64(x), 10)
@@ -430,17 +526,39 @@ func (v Value) appendTime(dst []byte) []byte {
 		}
 		return append(dst, s...)
 	}
+	clock := func(dst []byte) []byte {
+		dst = pad(dst, st[4], 2)
+		dst = append(dst, ':')
+		dst = pad(dst, st[5], 2)
+		dst = append(dst, ':')
+		return pad(dst, st[6], 2)
+	}
+	switch {
+	case isRule(st):
+		dst = append(dst, "yearly, "...)
+		dst = append(dst, weekNames[st[3]]...)
+		dst = append(dst, ' ')
+		dst = append(dst, dayNames[st[2]]...)
+		dst = append(dst, " of "...)
+		dst = append(dst, time.Month(st[1]).String()...)
+		dst = append(dst, ", "...)
+		dst = clock(dst)
+		if st[7] != 0 {
+			dst = append(dst, '.')
+			dst = pad(dst, st[7], 3)
+		}
+		return dst
+	case validSystemTime(st):
+		t := time.Date(int(st[0]), time.Month(st[1]), int(st[3]), int(st[4]), int(st[5]), int(st[6]), int(st[7])*1e6, time.UTC)
+		return t.AppendFormat(dst, timeLayout)
+	}
 	dst = pad(dst, st[0], 4)
 	dst = append(dst, '-')
 	dst = pad(dst, st[1], 2)
 	dst = append(dst, '-')
 	dst = pad(dst, st[3], 2)
 	dst = append(dst, 'T')
-	dst = pad(dst, st[4], 2)
-	dst = append(dst, ':')
-	dst = pad(dst, st[5], 2)
-	dst = append(dst, ':')
-	dst = pad(dst, st[6], 2)
+	dst = clock(dst)
 	dst = append(dst, '.')
 	dst = pad(dst, st[7], 3)
 	return append(dst, "0000Z"...)

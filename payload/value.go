@@ -43,6 +43,7 @@ const (
 	flagFloat32             // a Float, rendered with 32-bit precision
 	flagSysTime             // a SYSTEMTIME in raw rather than a FILETIME in num
 	flagBadTime             // a SYSTEMTIME whose fields are out of range
+	flagRule                // a SYSTEMTIME with year 0: a yearly transition rule
 )
 
 // Value is one decoded field value, or one element of an array.
@@ -205,6 +206,13 @@ func (v Value) char() rune {
 	return r
 }
 
+// isHexByteArray reports whether the value is an array of bytes shown in
+// hex (UInt8 with OutType HexBinary), such as a blob that fills the rest of
+// a payload: it renders as one hex string, as a binary field does.
+func (v Value) isHexByteArray() bool {
+	return v.kind == KindArray && v.InType() == InUInt8 && v.OutType() == OutHexBinary
+}
+
 func (v Value) isCharArray() bool {
 	if v.kind != KindArray || v.OutType() != OutString {
 		return false
@@ -326,12 +334,13 @@ func FileTimeToTime(ft uint64) time.Time {
 }
 
 // Time is the value of a KindTime in UTC, or of an integer field whose
-// OutType marks it a FILETIME. It is the zero time.Time for other kinds
-// and for a SYSTEMTIME whose fields are out of range.
+// OutType marks it a FILETIME. It is the zero time.Time for other kinds,
+// for a SYSTEMTIME whose fields are out of range and for one that holds a
+// yearly rule rather than a date (see AppendSystemTime).
 func (v Value) Time() time.Time {
 	switch {
 	case v.kind == KindTime && v.flags&flagSysTime != 0:
-		if v.flags&flagBadTime != 0 {
+		if v.flags&(flagBadTime|flagRule) != 0 {
 			return time.Time{}
 		}
 		st := systemTime(v.raw)
@@ -356,8 +365,28 @@ func systemTime(b []byte) [8]uint16 {
 	return st
 }
 
-func validSystemTime(b []byte) bool {
+// systemTimeFlags classifies a SYSTEMTIME: a date, a yearly rule, or
+// neither (out of range).
+func systemTimeFlags(b []byte) uint8 {
 	st := systemTime(b)
+	switch {
+	case isRule(st):
+		return flagSysTime | flagRule
+	case validSystemTime(st):
+		return flagSysTime
+	}
+	return flagSysTime | flagBadTime
+}
+
+// isRule reports whether st is a time-zone transition rule, as
+// TIME_ZONE_INFORMATION keeps them: year 0, the month, the day of the week,
+// the week of the month in Day (1-4, 5 for the last) and the time of day.
+func isRule(st [8]uint16) bool {
+	return st[0] == 0 && st[1] >= 1 && st[1] <= 12 && st[2] <= 6 && st[3] >= 1 && st[3] <= 5 &&
+		st[4] <= 23 && st[5] <= 59 && st[6] <= 59 && st[7] <= 999
+}
+
+func validSystemTime(st [8]uint16) bool {
 	if st[1] < 1 || st[1] > 12 || st[3] < 1 || st[4] > 23 || st[5] > 59 || st[6] > 59 || st[7] > 999 {
 		return false
 	}

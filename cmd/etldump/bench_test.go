@@ -11,6 +11,7 @@ import (
 	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/etltest"
+	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 )
@@ -69,13 +70,7 @@ func BenchmarkRun(b *testing.B) {
 		{"stats", []string{"--stats"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			args := append(append([]string{"--progress", "never"}, c.args...), path)
-			b.ReportAllocs()
-			for b.Loop() {
-				if code := run(args, io.Discard, io.Discard); code != 0 {
-					b.Fatalf("exit %d", code)
-				}
-			}
+			runBench(b, path, c.args)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(int64(b.N)*records), "ns/record")
 		})
 	}
@@ -99,7 +94,7 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 	f.Close()
-	z := newDescriber(true, nil, nil)
+	z := newDescriber(true, nil, nil, nil)
 	descs := make([]describe.Description, len(recs))
 	for i, r := range recs {
 		z.describe(r, &descs[i])
@@ -123,5 +118,33 @@ func BenchmarkEncode(b *testing.B) {
 			}
 			b.ReportMetric(float64(size)/float64(n), "bytes/record")
 		})
+	}
+}
+
+// BenchmarkSample runs the whole program on the merged .NET sample (kernel,
+// KernelTraceControl and .NET records), to hold the cost of decoding every
+// payload against counting the records:
+//
+//	go test ./cmd/etldump -run XXX -bench Sample -count 5
+//
+// and compare jsonl's ns/op with count's.
+func BenchmarkSample(b *testing.B) {
+	path := samples.Path(b, "net452-x64-merged-compressed.etl")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{{"count", []string{"--count"}}, {"jsonl", []string{"--format", "jsonl"}}} {
+		b.Run(c.name, func(b *testing.B) { runBench(b, path, c.args) })
+	}
+}
+
+// runBench runs the program on path with args, output discarded, b.N times.
+func runBench(b *testing.B, path string, args []string) {
+	args = append(append([]string{"--progress", "never"}, args...), path)
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := run(args, io.Discard, io.Discard); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/dotnet"
+	"github.com/etlkit/etlkit/schema/kernel"
 	"github.com/etlkit/etlkit/schema/manifest"
 )
 
@@ -42,8 +43,11 @@ type dumper struct {
 	// trace what the inputs say of their own events, once learned.
 	manifests *schema.Set
 	trace     *schema.Set
-	progress  *progress
-	set       *etl.Set
+	// kernelNames are the inputs' file and volume names, learned with
+	// trace.
+	kernelNames *kernel.State
+	progress    *progress
+	set         *etl.Set
 }
 
 func (d *dumper) fail(status int) {
@@ -81,7 +85,7 @@ func (d *dumper) dump() int {
 		if usesEventNames(&d.opts.session) {
 			trace = d.learnTrace()
 		}
-		names := newDescriber(false, trace, d.manifests)
+		names := newDescriber(false, trace, d.manifests, nil)
 		flt, err := filter.Compile(filter.Options{
 			TraceStart: d.traceStart(),
 			Lookup:     filter.Lookup{EventName: names.d.EventName},
@@ -177,6 +181,11 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 			continue
 		}
 		if d.filter != nil && !d.filter.Match(r) {
+			if d.describe != nil && d.describe.payload {
+				// The names a kernel record shows may come from records
+				// the filter drops.
+				d.describe.d.Learn(r)
+			}
 			continue
 		}
 		if !fn(r) {
@@ -186,7 +195,8 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 }
 
 func (d *dumper) records() {
-	d.describe = newDescriber(true, d.learnTrace(), d.manifests)
+	trace := d.learnTrace()
+	d.describe = newDescriber(true, trace, d.manifests, d.kernelNames)
 	if d.opts.format == "parquet" {
 		d.parquet()
 		return

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/payload"
 )
 
 // kv is one line of a view: the JSON value, and the text a person reads
@@ -86,16 +87,14 @@ func fileTime(ft int64) string {
 	return string(appendTime(nil, header.FileTimeToTime(ft)))
 }
 
+// systemTimeText shows a SYSTEMTIME as a decoded payload shows it (a date,
+// or the yearly rule of a time-zone transition), and "" for the zero value,
+// which in a TIME_ZONE_INFORMATION means the zone has no such transition.
 func systemTimeText(t header.SystemTime) string {
 	if t == (header.SystemTime{}) {
 		return ""
 	}
-	if t.Year == 0 {
-		// A yearly rule: Day is the week of the month (5 = the last).
-		return fmt.Sprintf("every year: month %d, week %d, weekday %d, %02d:%02d:%02d",
-			t.Month, t.Day, t.DayOfWeek, t.Hour, t.Minute, t.Second)
-	}
-	return fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d.%03d", t.Year, t.Month, t.Day, t.Hour, t.Minute, t.Second, t.Milliseconds)
+	return string(payload.AppendSystemTime(nil, [8]uint16{t.Year, t.Month, t.DayOfWeek, t.Day, t.Hour, t.Minute, t.Second, t.Milliseconds}))
 }
 
 // headerFields lists every field of a file's logfile header.

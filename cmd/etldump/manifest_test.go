@@ -193,7 +193,7 @@ func TestDotNetDecodingAllocatesNothing(t *testing.T) {
 		}
 		f.Close()
 	}
-	z := newDescriber(true, nil, nil)
+	z := newDescriber(true, nil, nil, nil)
 	var d describe.Description
 	decoded := 0
 	for _, r := range recs {

@@ -8,6 +8,7 @@ import (
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/dotnet"
+	"github.com/etlkit/etlkit/schema/kernel"
 	"github.com/etlkit/etlkit/schema/manifest"
 	"github.com/etlkit/etlkit/schema/providers"
 )
@@ -23,13 +24,15 @@ type describer struct {
 
 // newDescriber describes with trace, what the inputs say of their own
 // events (see learnTrace), first, then the --manifest events (nil for
-// none), then the built-in tables.
-func newDescriber(payload bool, trace, manifests *schema.Set) *describer {
+// none), then the built-in tables; kernelNames (nil for none) are the
+// inputs' file and volume names.
+func newDescriber(payload bool, trace, manifests *schema.Set, kernelNames *kernel.State) *describer {
 	return &describer{d: describe.New(describe.Options{
 		Trace:         trace,
 		Manifests:     manifests,
 		BuiltIn:       []*schema.Set{dotnet.Set()},
 		ProviderNames: providers.Name,
+		KernelNames:   kernelNames,
 	}), payload: payload}
 }
 
@@ -90,7 +93,7 @@ func (d *dumper) learnTrace() *schema.Set {
 		fmt.Fprintf(d.stderr, "etldump: EventSource manifest of provider %v (process %d) incomplete: %d of %d chunks\n",
 			p.Provider, p.ProcessID, p.Have, p.Total)
 	}
-	d.trace = l.Set()
+	d.trace, d.kernelNames = l.Set(), l.KernelNames()
 	return d.trace
 }
 

@@ -170,3 +170,20 @@ func TestReadmeExample(t *testing.T) {
 		}
 	}
 }
+
+// A filter that drops the records kernel file names are learned from (the
+// merge's volume mappings, logged by process 0) leaves the names of the
+// records it keeps as they read without it.
+func TestKernelFileNamesIgnoreFilters(t *testing.T) {
+	path := samples.Path(t, "net452-x64-merged-compressed.etl")
+	name := func(args ...string) string {
+		for _, l := range linesOf(t, append(args, "--to", "30ms", path)...) {
+			if strings.Contains(l, `"EventName":"Image/DCStart"`) && strings.Contains(l, `"ImageBase":"0xFFFFF80021489000"`) {
+				return objectOf(t, l)["Payload"].(map[string]any)["FileName"].(string)
+			}
+		}
+		return ""
+	}
+	assert.Equal(t, `C:\Windows\system32\ntoskrnl.exe`, name())
+	assert.Equal(t, `C:\Windows\system32\ntoskrnl.exe`, name("--pid", "3988"))
+}

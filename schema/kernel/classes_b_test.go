@@ -93,24 +93,25 @@ func TestClassesB(t *testing.T) {
 		for _, op := range c.opcodes {
 			assert.NotEmpty(t, EventName(c.group, op), "%s opcode %d", c.name, op)
 		}
-		e := index[key{c.group, c.opcodes[0], c.version}]
+		e, exact, _ := Lookup(c.group, c.opcodes[0], c.version)
+		require.True(t, exact, c.name)
 		checkSchema(t, c.name, e.Payload)
 	}
 	assert.Equal(t, 185, n, "classes of groupsB")
-	classic := 0
-	for _, ops := range traceControl {
+	kernelClassic := 0
+	for _, ops := range classic {
 		for _, e := range ops {
 			if e.Provider != ProviderName {
 				continue
 			}
-			classic++
+			kernelClassic++
 			assert.NotEmpty(t, e.Name)
 			if e.Payload != nil {
 				checkSchema(t, e.Name, e.Payload)
 			}
 		}
 	}
-	assert.Equal(t, 5+6+1, classic, "SysConfig, MMCSS and MUI events")
+	assert.Equal(t, 5+6+1, kernelClassic, "SysConfig, MMCSS and MUI events")
 }
 
 func checkSchema(t *testing.T, name string, s *payload.Schema) {

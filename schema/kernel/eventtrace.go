@@ -10,7 +10,22 @@ import (
 // EventTrace group (0x00), kernel-events.md §3: the events that describe
 // the trace itself.
 
-// systemTime is a SYSTEMTIME.
+// utcOffset appends UtcOffsetMinutes, as TraceEvent shows it beside the
+// header's fields: the time zone's bias (UTC = local time + bias), without
+// the daylight bias.
+func utcOffset(_ *record.Record, vals []payload.Value) []payload.Value {
+	v, ok := valueAt(vals, headerTimeZoneBias, "TimeZoneBias")
+	if !ok {
+		return vals
+	}
+	return append(vals, payload.NewInt(utcOffsetMinutesField, v.Int()))
+}
+
+// headerTimeZoneBias is the index of TimeZoneBias in the header's fields.
+const headerTimeZoneBias = 15
+
+// systemTime is a SYSTEMTIME; the standard and daylight dates of the
+// header's time zone hold yearly rules, which payload renders as such.
 func systemTime(name string) payload.Field {
 	return payload.Field{Name: name, InType: payload.InSystemTime}
 }
@@ -47,7 +62,7 @@ func init() {
 		u32("GroupMask5"), u32("GroupMask6"), u32("GroupMask7"), u32("GroupMask8"))
 	for v := uint16(0); v <= 2; v++ {
 		register(
-			class{name: "EventTrace_Header", group: g, version: v, opcodes: []uint8{0}, fields: header},
+			class{name: "EventTrace_Header", group: g, version: v, opcodes: []uint8{0}, fields: header, computed: utcOffset},
 			// Before Vista the extension had no KernelEventVersion.
 			class{name: "Header_Extension_TypeGroup", group: g, version: v, opcodes: []uint8{5, 32},
 				fields: append(masks[:8:8], optional(u32("KernelEventVersion")))},

@@ -9,6 +9,7 @@ package kernel
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/google/uuid"
@@ -29,7 +30,16 @@ type class struct {
 	// computed appends values worked out from the record (see
 	// schema.Event.Computed).
 	computed func(r *record.Record, vals []payload.Value) []payload.Value
+	// provider, when set, replaces ProviderName for the events of this
+	// class: TraceEvent files the few kernel events its own tables lack
+	// under the MOF root, MSNT_SystemTrace.
+	provider string
 }
+
+// computedSlots bounds the values appended to a decoded payload: by a
+// class's computed function and by State.Rewrite. Decode leaves that many
+// slots free for them (payload.Schema.Spare).
+const computedSlots = 6
 
 // classes are every class of every group; each group's file adds its own
 // in an init function (register).
@@ -41,64 +51,89 @@ func register(cs ...class) { classes = append(classes, cs...) }
 // which layout it has, whatever the header's version.
 var payloadVersions = map[[2]uint8]func(userData []byte, version uint16) uint16{}
 
-type key struct {
-	group   uint8
-	opcode  uint8
-	version uint16
+// opcodeEvents are the events of one (group, opcode): one per version
+// that a class defines, versions ascending, or the event with a name only
+// when no class does.
+type opcodeEvents struct {
+	versions []uint16
+	events   []*schema.Event
+	named    *schema.Event
+	// pick, when set, chooses the version from the payload
+	// (payloadVersions).
+	pick func(userData []byte, version uint16) uint16
 }
 
-// index holds an event per (group, opcode, version) that has a class, and
-// versions the versions defined per (group, opcode), ascending.
-var (
-	index    map[key]*schema.Event
-	versions map[[2]uint8][]uint16
-	// named holds events with a name and no payload layout, for opcodes
-	// that no class describes.
-	named map[[2]uint8]*schema.Event
-)
+// maxGroups bounds the kernel group numbers: five bits of the HookId.
+const maxGroups = 0x20
+
+// table holds the events by group and opcode, for lookups that cost two
+// indexings and a short scan: every kernel record goes through one.
+var table [maxGroups][256]*opcodeEvents
+
+// at returns the entry of (group, opcode), making it.
+func at(group, opcode uint8) *opcodeEvents {
+	t := table[group][opcode]
+	if t == nil {
+		t = &opcodeEvents{}
+		table[group][opcode] = t
+	}
+	return t
+}
 
 // buildIndex runs on first use, after every file's init has registered its
 // classes.
 var buildIndex = sync.OnceFunc(func() {
-	index = make(map[key]*schema.Event)
-	versions = make(map[[2]uint8][]uint16)
-	named = make(map[[2]uint8]*schema.Event)
 	for _, c := range classes {
-		s, err := payload.NewSchema(c.name, c.fields)
+		if c.group >= maxGroups {
+			panic(fmt.Sprintf("kernel class %s: group %#x", c.name, c.group))
+		}
+		// Classes may share field lists, which NewSchema must not see
+		// twice: each schema gets its own copy.
+		s, err := payload.NewSchema(c.name, cloneFields(c.fields))
 		if err != nil {
 			panic(fmt.Sprintf("kernel class %s: %v", c.name, err))
 		}
+		s.Spare = computedSlots
+		fileFields[s] = fileFieldsOf(s)
+		provider := ProviderName
+		if c.provider != "" {
+			provider = c.provider
+		}
 		for _, op := range c.opcodes {
-			k := key{c.group, op, c.version}
-			if _, dup := index[k]; dup {
-				panic(fmt.Sprintf("kernel class %s: group %#x opcode %d version %d defined twice", c.name, c.group, op, c.version))
-			}
-			index[k] = &schema.Event{
-				Provider: ProviderName,
-				Name:     EventName(c.group, op),
-				Payload:  s,
-				Computed: c.computed,
-			}
-			gk := [2]uint8{c.group, op}
-			vs := versions[gk]
-			i := len(vs)
-			for i > 0 && vs[i-1] > c.version {
+			t := at(c.group, op)
+			i := len(t.versions)
+			for i > 0 && t.versions[i-1] > c.version {
 				i--
 			}
-			vs = append(vs, 0)
-			copy(vs[i+1:], vs[i:])
-			vs[i] = c.version
-			versions[gk] = vs
+			if i > 0 && t.versions[i-1] == c.version {
+				panic(fmt.Sprintf("kernel class %s: group %#x opcode %d version %d defined twice", c.name, c.group, op, c.version))
+			}
+			e := &schema.Event{Provider: provider, Name: EventName(c.group, op), Payload: s, Computed: c.computed}
+			t.versions = slices.Insert(t.versions, i, c.version)
+			t.events = slices.Insert(t.events, i, e)
 		}
 	}
 	for g, names := range kernelEvents {
 		for op, n := range names {
 			if n != "" {
-				named[[2]uint8{uint8(g), uint8(op)}] = &schema.Event{Provider: ProviderName, Name: n}
+				at(uint8(g), uint8(op)).named = &schema.Event{Provider: ProviderName, Name: n}
 			}
 		}
 	}
+	for k, pick := range payloadVersions {
+		at(k[0], k[1]).pick = pick
+	}
 })
+
+// cloneFields copies fs and the members of its structs.
+func cloneFields(fs []payload.Field) []payload.Field {
+	out := make([]payload.Field, len(fs))
+	for i, f := range fs {
+		f.Members = cloneFields(f.Members)
+		out[i] = f
+	}
+	return out
+}
 
 // Lookup finds the event of kernel group group and opcode at version. When
 // no class of that version defines the opcode it takes the highest lower
@@ -107,22 +142,41 @@ var buildIndex = sync.OnceFunc(func() {
 // gives an event with a name and no payload layout, and an opcode without a
 // name gives false.
 func Lookup(group, opcode uint8, version uint16) (e *schema.Event, exact bool, ok bool) {
+	return opcodeEntry(group, opcode).lookup(version)
+}
+
+// opcodeEntry is the table's entry of (group, opcode), nil when it has none.
+func opcodeEntry(group, opcode uint8) *opcodeEvents {
 	buildIndex()
-	if e, ok := index[key{group, opcode, version}]; ok {
-		return e, true, true
+	if group == record.GroupProcess && opcode == record.ProcessImageLoadType {
+		// HookId 0x030A is Image/Load, with the Image classes.
+		group = record.GroupImage
 	}
-	if vs := versions[[2]uint8{group, opcode}]; len(vs) > 0 {
-		v := vs[len(vs)-1]
-		for i := len(vs) - 1; i >= 0; i-- {
-			if vs[i] < version {
-				v = vs[i]
+	if group >= maxGroups {
+		return nil
+	}
+	return table[group][opcode]
+}
+
+func (t *opcodeEvents) lookup(version uint16) (e *schema.Event, exact bool, ok bool) {
+	if t == nil {
+		return nil, false, false
+	}
+	if n := len(t.versions); n > 0 {
+		best := n - 1
+		for i := n - 1; i >= 0; i-- {
+			if t.versions[i] == version {
+				return t.events[i], true, true
+			}
+			if t.versions[i] < version {
+				best = i
 				break
 			}
 		}
-		return index[key{group, opcode, v}], false, true
+		return t.events[best], false, true
 	}
-	if e, ok := named[[2]uint8{group, opcode}]; ok {
-		return e, false, true
+	if t.named != nil {
+		return t.named, false, true
 	}
 	return nil, false, false
 }
@@ -145,14 +199,15 @@ func Group(r *record.Record) (uint8, bool) {
 // opcode. ok is false for other records.
 func LookupRecord(r *record.Record) (e *schema.Event, exact bool, ok bool) {
 	if g, isKernel := Group(r); isKernel {
-		op, v := r.EventDescriptor.Opcode, r.ClassVersion
-		if pick := payloadVersions[[2]uint8{g, op}]; pick != nil {
-			v = pick(r.UserData, v)
+		v := r.ClassVersion
+		t := opcodeEntry(g, r.EventDescriptor.Opcode)
+		if t != nil && t.pick != nil {
+			v = t.pick(r.UserData, v)
 		}
-		return Lookup(g, op, v)
+		return t.lookup(v)
 	}
 	if r.HeaderType.IsClassic() {
-		return lookupTraceControl(r.ProviderId, r.EventDescriptor.Opcode, r.ClassVersion)
+		return lookupClassic(r.ProviderId, r.EventDescriptor.Opcode)
 	}
 	return nil, false, false
 }
@@ -169,6 +224,8 @@ var (
 	MetaDataTask = uuid.MustParse("bbccf6c1-6cd1-48c4-80ff-839482e37671")
 	// WinSatTask is the class GUID of the WinSat records.
 	WinSatTask = uuid.MustParse("ed54dff8-c409-4cf6-bf83-05e1e61a09c4")
+	// LostEventClass is the class GUID of Lost_Event (RT_LostEvent).
+	LostEventClass = uuid.MustParse("6a399ae0-4bc6-4de9-870b-3657f8947e7e")
 )
 
 // MetaData opcodes.
@@ -181,28 +238,46 @@ const (
 // events.
 const TraceControlName = "KernelTraceControl"
 
-// traceControl holds the KernelTraceControl events by task GUID and opcode.
-var traceControl = map[uuid.UUID]map[uint8]*schema.Event{}
+// SystemTraceName is the MOF root of the kernel classes, the provider name
+// TraceEvent shows for the kernel events its own tables lack.
+const SystemTraceName = "MSNT_SystemTrace"
 
-// registerTraceControl adds a KernelTraceControl event.
+// classic holds the classic events that are not in a kernel group (the
+// KernelTraceControl events, Lost_Event) by class GUID and opcode.
+var classic = map[uuid.UUID]map[uint8]*schema.Event{}
+
+// registerTraceControl adds a KernelTraceControl event; fields nil gives
+// an event with a name and no payload layout.
 func registerTraceControl(task uuid.UUID, opcode uint8, name string, fields []payload.Field, computed func(*record.Record, []payload.Value) []payload.Value) {
+	registerClassic(task, TraceControlName, opcode, name, fields, computed)
+}
+
+// registerClassic adds a classic event of provider (the name shown) whose
+// class GUID is task.
+func registerClassic(task uuid.UUID, provider string, opcode uint8, name string, fields []payload.Field, computed func(*record.Record, []payload.Value) []payload.Value) {
 	var s *payload.Schema
 	if fields != nil {
 		var err error
 		if s, err = payload.NewSchema(name, fields); err != nil {
-			panic(fmt.Sprintf("KernelTraceControl %s: %v", name, err))
+			panic(fmt.Sprintf("%s %s: %v", provider, name, err))
 		}
+		s.Spare = computedSlots
 	}
-	m := traceControl[task]
+	m := classic[task]
 	if m == nil {
 		m = map[uint8]*schema.Event{}
-		traceControl[task] = m
+		classic[task] = m
 	}
-	m[opcode] = &schema.Event{Provider: TraceControlName, Name: name, Payload: s, Computed: computed}
+	if _, dup := m[opcode]; dup {
+		panic(fmt.Sprintf("%s %s: opcode %d of %v defined twice", provider, name, opcode, task))
+	}
+	m[opcode] = &schema.Event{Provider: provider, Name: name, Payload: s, Computed: computed}
 }
 
-func lookupTraceControl(task uuid.UUID, opcode uint8, version uint16) (*schema.Event, bool, bool) {
-	if e, ok := traceControl[task][opcode]; ok {
+// lookupClassic finds a classic event by class GUID and opcode. Their
+// layouts do not change with the version, so every match is exact.
+func lookupClassic(task uuid.UUID, opcode uint8) (*schema.Event, bool, bool) {
+	if e, ok := classic[task][opcode]; ok {
 		return e, true, true
 	}
 	return nil, false, false

@@ -91,7 +91,7 @@ func TestKernelNamesMatchTraceEvent(t *testing.T) {
 		"Thread/DCStart": 670, "Thread/DCStop": 664, "FileIO/FileCreate": 16, "FileIO/FileDelete": 14,
 		"FileIO/FileRundown": 3054, "StackWalk/Stack": 252, "StackWalk/KeyDelete": 1909,
 		"StackWalk/KeyRundown": 1012, "StackWalk/StackKeyKernel": 2061, "StackWalk/StackKeyUser": 7046,
-		"SystemConfig/OpticalDisk": 1, "SystemConfig/DPI": 1, "Image/Opcode(34)": 1,
+		"SystemConfig/OpticalDisk": 1, "SystemConfig/DPI": 1, "Image/HypercallPage": 1,
 		"SystemConfig/Platform": 1, "Image/KernelBase": 1,
 	} {
 		assert.Equal(t, c, got[n], n)

@@ -30,8 +30,9 @@ func init() {
 			sid("UserSID"), astr("ImageFileName"), wstr("CommandLine"))},
 		class{name: "Process_Terminate_TypeGroup1", group: g, version: 2, opcodes: []uint8{11}, fields: fields(
 			u32("ProcessID"))},
+		// TraceEvent calls the MOF's PageFaultCount MemoryCount.
 		class{name: "Process_V2_TypeGroup2", group: g, version: 2, opcodes: []uint8{32, 33}, fields: fields(
-			u32("ProcessID"), u32("PageFaultCount"), u32("HandleCount"), u32("Reserved"),
+			u32("ProcessID"), u32("MemoryCount"), u32("HandleCount"), u32("Reserved"),
 			size("PeakVirtualSize"), size("PeakWorkingSetSize"), size("PeakPagefileUsage"),
 			size("QuotaPeakPagedPoolUsage"), size("QuotaPeakNonPagedPoolUsage"), size("VirtualSize"),
 			size("WorkingSetSize"), size("PagefileUsage"), size("QuotaPagedPoolUsage"),
@@ -47,8 +48,9 @@ func init() {
 			ptr("UniqueProcessKey"), u32("ProcessID"), u32("ParentID"), u32("SessionID"), i32("ExitStatus"),
 			ptr("PageDirectoryBase"), sid("UserSID"), astr("ImageFileName"), wstr("CommandLine"))},
 		class{name: "Process_V4_TypeGroup1", group: g, version: 4, opcodes: []uint8{1, 2, 3, 4, 39}, fields: process4()},
+		// ExitTime holds a FILETIME in the samples.
 		class{name: "Process_Defunct_TypeGroup1", group: g, version: 5, opcodes: []uint8{39}, fields: append(process4(),
-			u64("ExitTime"))},
+			payload.Field{Name: "ExitTime", InType: payload.InFileTime})},
 	)
 }
 

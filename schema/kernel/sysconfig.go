@@ -6,13 +6,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/payload"
-	"github.com/etlkit/etlkit/schema"
 )
 
 // SystemConfig group (0x0B), kernel-events.md §16: the hardware and
 // software configuration the kernel session writes when it stops (CPU,
 // disks, NICs, video, services, power, IRQs, PnP devices, …), and the
-// SysConfig events a trace merge adds (see sysConfigTask).
+// SysConfig events a trace merge adds (see SysConfigTask).
 
 const groupSystemConfig = 0x0B
 
@@ -154,8 +153,11 @@ func init() {
 			wstr("LocationInformation"))},
 		class{name: "SystemConfig_V2_NumaNode", group: g, version: 2, opcodes: []uint8{24}, fields: fields(
 			u32("NodeCount"), counted(hex(u64("NodeMap")), "NodeCount"))},
+		// TraceEvent's kernel parser does not know Platform: it shows it
+		// under the MOF root, MSNT_SystemTrace.
 		class{name: "SystemConfig_V2_Platform", group: g, version: 2, opcodes: []uint8{25}, fields: fields(
-			wstr("SystemManufacturer"), wstr("SystemProductName"), wstr("BiosDate"), wstr("BiosVersion"))},
+			wstr("SystemManufacturer"), wstr("SystemProductName"), wstr("BiosDate"), wstr("BiosVersion")),
+			provider: SystemTraceName},
 		class{name: "SystemConfig_V2_ProcGroup", group: g, version: 2, opcodes: []uint8{26}, fields: fields(
 			u32("GroupCount"), counted(ptr("Affinity"), "GroupCount"))},
 		class{name: "SystemConfig_V2_ProcNumber", group: g, version: 2, opcodes: []uint8{27}, fields: fields(
@@ -226,18 +228,18 @@ func init() {
 	registerSysConfig()
 }
 
-// sysConfigTask is the class GUID of the SysConfig events a trace merge
+// SysConfigTask is the class GUID of the SysConfig events a trace merge
 // adds as classic records: the system paths, the volume mapping (NT device
 // paths and their drive letters) and the build. The kernel event notes do
 // not cover them; TraceEvent shows them as Windows Kernel events of task
 // SysConfig, and the layouts are those of the records in the merged .NET
 // sample (every string there is a NUL-terminated UTF-16 one).
-var sysConfigTask = uuid.MustParse("9b79ee91-b5fd-41c0-a243-4248e266e9d0")
+var SysConfigTask = uuid.MustParse("9b79ee91-b5fd-41c0-a243-4248e266e9d0")
 
 // registerSysConfig adds the SysConfig events. Opcode 37 (16 bytes, all
 // zero in the sample) has a name and no layout.
 func registerSysConfig() {
-	t := sysConfigTask
+	t := SysConfigTask
 	registerKernelClassic(t, 32, "SysConfig/BuildInfo", fields(
 		payload.Field{Name: "InstallDate", InType: payload.InFileTime}, wstr("BuildLab"), wstr("ProductName")))
 	registerKernelClassic(t, 33, "SysConfig/SystemPaths", fields(wstr("SystemDirectory"), wstr("SystemWindowsDirectory")))
@@ -252,16 +254,7 @@ func registerSysConfig() {
 // that shows under the kernel's provider name; a nil layout gives an event
 // with a name and no layout.
 func registerKernelClassic(task uuid.UUID, opcode uint8, name string, fs []payload.Field) {
-	e := &schema.Event{Provider: ProviderName, Name: name}
-	if fs != nil {
-		e.Payload = payload.MustSchema(name, fs)
-	}
-	m := traceControl[task]
-	if m == nil {
-		m = map[uint8]*schema.Event{}
-		traceControl[task] = m
-	}
-	m[opcode] = e
+	registerClassic(task, ProviderName, opcode, name, fs, nil)
 }
 
 // noFields is the layout of an event without payload fields (fields()

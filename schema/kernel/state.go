@@ -1,0 +1,312 @@
+package kernel
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/etlkit/etlkit/payload"
+	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/schema"
+)
+
+// State keeps what kernel records say that later records need to be shown
+// as TraceEvent shows them: how the kernel's device paths read as DOS
+// paths, and the names of file objects.
+//
+// A merged trace carries the volume mappings of the machine it was taken
+// on (KernelTraceControl's SysConfig records: \Device\HarddiskVolume2\ is
+// C:\, \SystemRoot\ is C:\Windows\, …); with them a FileName such as
+// \Device\HarddiskVolume2\Windows\System32\ntdll.dll reads
+// C:\Windows\System32\ntdll.dll, and one without a device (\Windows\…) is
+// on the system drive. FileIO's Name, FileCreate, FileDelete and
+// FileRundown events name file objects; events that carry a FileKey and no
+// FileName of their own (a hard fault, a disk I/O) get the name last given
+// to that file object. Both are learned in the order records are seen; a
+// State cloned from one that saw the whole trace first (see Clone) also
+// knows the names logged after an event, in a rundown at the end of the
+// trace, as TraceEvent does.
+//
+// The zero State is ready to use. It is not safe for concurrent use.
+type State struct {
+	volumes     []volume
+	systemDrive string // "C:", from the system paths
+	files       map[uint64]span
+	names       []byte // file names, UTF-8, that files points into
+	buf         []byte // the text of the values made for one record
+}
+
+// volume maps an NT path prefix to its DOS form.
+type volume struct{ nt, dos string }
+
+type span struct{ off, n uint32 }
+
+// Bounds on the file-name table: a trace that names more files, or longer
+// ones, starts the table afresh, so that memory stays bounded.
+const (
+	maxFiles     = 1 << 20
+	maxNameBytes = 64 << 20
+)
+
+// SysConfig opcodes the state reads: two UTF-16 strings each.
+const (
+	opSystemPaths   = 33 // SystemDirectory, SystemWindowsDirectory
+	opVolumeMapping = 35 // NtPath, DosPath
+)
+
+// FileIO opcodes whose payload is a file object and its name.
+const (
+	groupFileIO       = 0x04
+	opFileName        = 0
+	opFileCreate      = 32
+	opFileDelete      = 35
+	opFileNameRundown = 36
+)
+
+var fileNameField = &payload.Field{Name: "FileName", InType: payload.InUnicodeString}
+
+// fileIOClass is the class GUID of FileIO events relogged with classic
+// headers.
+var fileIOClass = record.KernelGroupGUID(groupFileIO, 0)
+
+// Learn takes from r what later records need: a volume mapping, the
+// system paths, or a file object's name. Other records cost a few
+// comparisons.
+func (s *State) Learn(r *record.Record) {
+	switch {
+	case r.HeaderType.IsKernel():
+		if r.HookId>>8 != groupFileIO {
+			return
+		}
+	case !r.HeaderType.IsClassic():
+		return
+	case r.ProviderId == SysConfigTask:
+		switch r.EventDescriptor.Opcode {
+		case opVolumeMapping:
+			nt, rest, ok := utf16z(r.UserData)
+			dos, _, ok2 := utf16z(rest)
+			if ok && ok2 && len(nt) > 0 {
+				s.buf = appendUTF16(s.buf[:0], nt)
+				n := len(s.buf)
+				s.buf = appendUTF16(s.buf, dos)
+				s.addVolume(s.buf[:n], s.buf[n:])
+			}
+		case opSystemPaths:
+			if dir, _, ok := utf16z(r.UserData); ok {
+				s.buf = appendUTF16(s.buf[:0], dir)
+				if d := s.buf; len(d) >= 2 && d[1] == ':' && string(d[:2]) != s.systemDrive {
+					s.systemDrive = string(d[:2])
+				}
+			}
+		}
+		return
+	case r.ProviderId != fileIOClass:
+		return
+	}
+	switch r.EventDescriptor.Opcode {
+	case opFileName, opFileCreate, opFileDelete, opFileNameRundown:
+	default:
+		return
+	}
+	p := r.PointerSize()
+	if p != 4 && p != 8 || len(r.UserData) < p {
+		return
+	}
+	key := uint64(binary.LittleEndian.Uint32(r.UserData))
+	if p == 8 {
+		key = binary.LittleEndian.Uint64(r.UserData)
+	}
+	name, _, ok := utf16z(r.UserData[p:])
+	if !ok {
+		return
+	}
+	if s.files == nil || len(s.files) >= maxFiles || len(s.names) >= maxNameBytes {
+		s.files = make(map[uint64]span)
+		s.names = s.names[:0]
+	}
+	off := len(s.names)
+	s.names = appendUTF16(s.names, name)
+	if old, ok := s.files[key]; ok && bytes.Equal(s.names[old.off:old.off+old.n], s.names[off:]) {
+		// Rundowns name the same file objects again: keep the one copy.
+		s.names = s.names[:off]
+		return
+	}
+	s.files[key] = span{uint32(off), uint32(len(s.names) - off)}
+}
+
+// Clone returns a State that starts from what s knows and learns on its
+// own: a first pass over a trace fills one (describe.Learner), and each
+// Describer of the trace starts from a copy.
+func (s *State) Clone() *State {
+	c := &State{
+		volumes:     append([]volume(nil), s.volumes...),
+		systemDrive: s.systemDrive,
+		names:       append([]byte(nil), s.names...),
+	}
+	if s.files != nil {
+		c.files = make(map[uint64]span, len(s.files))
+		for k, v := range s.files {
+			c.files[k] = v
+		}
+	}
+	return c
+}
+
+// addVolume records a mapping; one the State has already costs nothing.
+func (s *State) addVolume(nt, dos []byte) {
+	for i := range s.volumes {
+		if s.volumes[i].nt == string(nt) {
+			if s.volumes[i].dos != string(dos) {
+				s.volumes[i].dos = string(dos)
+			}
+			return
+		}
+	}
+	s.volumes = append(s.volumes, volume{string(nt), string(dos)})
+	if s.systemDrive == "" && strings.EqualFold(string(nt), `\SystemRoot\`) && len(dos) >= 2 && dos[1] == ':' {
+		s.systemDrive = string(dos[:2])
+	}
+}
+
+// Which of the fields Rewrite looks at a schema has.
+const (
+	hasFileName = 1 << iota
+	hasFileKey
+	checked
+)
+
+// fileFields says which of FileName and FileKey the tables' schemas have
+// (set when the tables are built, read-only after), so that Rewrite passes
+// over the others at the cost of a map lookup.
+var fileFields = map[*payload.Schema]uint8{}
+
+func fileFieldsOf(s *payload.Schema) uint8 {
+	f := uint8(checked)
+	for i := range s.Fields {
+		switch s.Fields[i].Name {
+		case "FileName":
+			f |= hasFileName
+		case "FileKey":
+			f |= hasFileKey
+		}
+	}
+	return f
+}
+
+// Rewrite shows the file names of a kernel event's decoded values as
+// TraceEvent does: every FileName as a DOS path, and for an event with a
+// FileKey and no FileName, the FileName of that file object when it is
+// known. The values it makes refer to memory the State reuses at the next
+// Rewrite.
+func (s *State) Rewrite(e *schema.Event, vals []payload.Value) []payload.Value {
+	if e != nil && e.Payload != nil && fileFields[e.Payload] == checked {
+		return vals
+	}
+	s.buf = s.buf[:0]
+	var key payload.Value
+	hasKey, hasName := false, false
+	for i := range vals {
+		switch vals[i].Name() {
+		case "FileName":
+			hasName = true
+			if vals[i].IsText() && (len(s.volumes) > 0 || s.systemDrive != "") {
+				vals[i] = s.dosPath(vals[i].Field(), vals[i].AppendText)
+			}
+		case "FileKey":
+			key, hasKey = vals[i], true
+		}
+	}
+	if !hasKey || hasName {
+		return vals
+	}
+	f, ok := s.files[key.Uint()]
+	if !ok {
+		return vals
+	}
+	name := s.names[f.off : f.off+f.n]
+	return append(vals, s.dosPath(fileNameField, func(dst []byte) []byte { return append(dst, name...) }))
+}
+
+// dosPath makes a string value of field f from the path that text
+// appends, turned into its DOS form.
+func (s *State) dosPath(f *payload.Field, text func([]byte) []byte) payload.Value {
+	start := len(s.buf)
+	s.buf = text(s.buf)
+	path := s.buf[start:]
+	out := len(s.buf)
+	best := -1
+	for i, v := range s.volumes {
+		if hasPrefixFold(path, v.nt) && (best < 0 || len(v.nt) > len(s.volumes[best].nt)) {
+			best = i
+		}
+	}
+	switch {
+	case best >= 0:
+		s.buf = append(s.buf, s.volumes[best].dos...)
+		s.buf = append(s.buf, path[len(s.volumes[best].nt):]...)
+	case s.systemDrive != "" && onSystemDrive(path):
+		s.buf = append(s.buf, s.systemDrive...)
+		s.buf = append(s.buf, path...)
+	default:
+		s.buf = append(s.buf, path...)
+	}
+	return payload.NewString(f, s.buf[out:len(s.buf):len(s.buf)])
+}
+
+// onSystemDrive reports whether path is rooted without naming a device or
+// a share (\Windows\…), which the kernel writes for files on the system
+// drive.
+func onSystemDrive(path []byte) bool {
+	return hasPrefixFold(path, `\`) && !hasPrefixFold(path, `\\`) &&
+		!hasPrefixFold(path, `\??\`) && !hasPrefixFold(path, `\Device\`)
+}
+
+// hasPrefixFold reports whether b starts with prefix, ASCII letters in
+// either case (NT paths are case-insensitive).
+func hasPrefixFold(b []byte, prefix string) bool {
+	if len(b) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		x, y := b[i], prefix[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// utf16z splits a NUL-terminated UTF-16 string from the front of b: its
+// code units' bytes, and what follows the terminator.
+func utf16z(b []byte) (str, rest []byte, ok bool) {
+	for i := 0; i+1 < len(b); i += 2 {
+		if b[i] == 0 && b[i+1] == 0 {
+			return b[:i], b[i+2:], true
+		}
+	}
+	return nil, nil, false
+}
+
+// appendUTF16 appends the UTF-16LE bytes b as UTF-8.
+func appendUTF16(dst, b []byte) []byte {
+	for i := 0; i+1 < len(b); i += 2 {
+		r := rune(binary.LittleEndian.Uint16(b[i:]))
+		if utf16.IsSurrogate(r) && i+3 < len(b) {
+			if d := utf16.DecodeRune(r, rune(binary.LittleEndian.Uint16(b[i+2:]))); d != utf8.RuneError {
+				dst = utf8.AppendRune(dst, d)
+				i += 2
+				continue
+			}
+		}
+		dst = utf8.AppendRune(dst, r)
+	}
+	return dst
+}
