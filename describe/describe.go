@@ -38,8 +38,11 @@ type Description struct {
 	Decoded bool
 	// Err says why a payload with a schema was not decoded (a
 	// *payload.DecodeError naming the field and offset), or that it had
-	// bytes after its last field (payload.IsTrailing) although every field
-	// decoded. Nil when no schema was known.
+	// bytes after its last field (payload.ErrTrailingData) although every
+	// field decoded: those bytes are then the value of
+	// payload.TrailingData among the Fields. A newer version of an event
+	// than its schema keeps its extra bytes the same way, with no error.
+	// Nil when no schema was known.
 	Err error
 	// Kernel marks kernel records, with their group.
 	Kernel bool
@@ -201,27 +204,33 @@ func (z *Describer) traceLogging(r *record.Record, blob []byte, d *Description) 
 	}
 	d.EventName = s.Name
 	d.Event = nil
-	vals, err := s.Decode(r.UserData, r.PointerSize(), z.vals[:0])
+	vals, err := s.DecodeKeep(r.UserData, r.PointerSize(), z.vals[:0])
 	z.keep(vals)
 	d.Err = err
 	// Trailing bytes after complete fields still leave every field
-	// readable; any other failure falls back to the payload's bytes.
-	if err == nil || payload.IsTrailing(err) {
+	// readable, and are kept as a value of their own; any other failure
+	// falls back to the payload's bytes.
+	if err == nil {
 		d.Fields, d.Decoded = vals, true
+		if _, ok := payload.HasTrailingData(vals); ok {
+			d.Err = payload.ErrTrailingData
+		}
 	}
 }
 
 func (z *Describer) decode(r *record.Record, e *schema.Event, exact bool, d *Description) {
-	vals, err := e.Payload.Decode(r.UserData, r.PointerSize(), z.vals[:0])
-	if err != nil && !payload.IsTrailing(err) {
+	vals, err := e.Payload.DecodeKeep(r.UserData, r.PointerSize(), z.vals[:0])
+	if err != nil {
 		z.keep(vals)
 		d.Err = err
 		return
 	}
-	if err != nil && !exact {
-		// A newer version than the schema: the fields it knows are
-		// complete, and the rest is what the newer version added.
-		err = nil
+	// Bytes after the last field are kept, as payload.TrailingData. Of a
+	// newer version than the schema they are what that version added, no
+	// error; at the schema's own version the record says more than its
+	// schema does.
+	if _, ok := payload.HasTrailingData(vals); ok && exact {
+		err = payload.ErrTrailingData
 	}
 	if e.Computed != nil {
 		vals = e.Computed(r, vals)

@@ -71,17 +71,28 @@ func TestNewerVersionKeepsKnownFields(t *testing.T) {
 	var d describe.Description
 
 	// Version 2 added a field the schema does not know: the known field
-	// decodes and the extra bytes are no error.
+	// decodes, the extra bytes are no error, and they stay in sight.
 	z.Describe(manifestRecord(1, 2, append(le32(9), 1, 2, 3, 4)), &d, true)
 	require.True(t, d.Decoded)
 	assert.NoError(t, d.Err)
-	assert.Equal(t, "A=9", string(payload.AppendTextFields(nil, d.Fields, " ")))
+	assert.Equal(t, "A=9 TrailingData=0x01020304", string(payload.AppendTextFields(nil, d.Fields, " ")))
+	assert.Equal(t, `{"A":9,"TrailingData":"0x01020304"}`, string(payload.AppendJSONObject(nil, d.Fields)))
 
 	// The same bytes at the schema's own version are trailing data: the
-	// fields are complete, and the record says so.
+	// fields are complete, the bytes kept, and the record says so.
 	z.Describe(manifestRecord(1, 0, append(le32(9), 1, 2, 3, 4)), &d, true)
 	require.True(t, d.Decoded)
 	assert.True(t, payload.IsTrailing(d.Err))
+	rest, ok := payload.HasTrailingData(d.Fields)
+	require.True(t, ok)
+	assert.Equal(t, []byte{1, 2, 3, 4}, rest.Bytes())
+
+	// Neither costs an allocation.
+	newer, same := manifestRecord(1, 2, append(le32(9), 1, 2, 3, 4)), manifestRecord(1, 0, append(le32(9), 1, 2, 3, 4))
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		z.Describe(newer, &d, true)
+		z.Describe(same, &d, true)
+	}))
 
 	// Too short: not decoded, with an error naming the field.
 	z.Describe(manifestRecord(1, 0, []byte{1}), &d, true)

@@ -65,13 +65,13 @@ func TestKernelBadPayloads(t *testing.T) {
 		})
 	}
 
-	// A stack whose last frame is cut: the whole frames decode, and the
-	// record says that bytes were left.
+	// A stack whose last frame is cut: the whole frames decode, the
+	// record says that bytes were left, and keeps them in sight.
 	r := kernelRecord(0x1820, 2, p().U64(1).U32(2).U32(3).Ptr(8, 0x10).Ptr(8, 0x20).U32(0x30).Bytes())
 	var d describe.Description
 	describe.New(describe.Options{}).Describe(r, &d, true)
 	require.True(t, d.Decoded)
 	assert.True(t, payload.IsTrailing(d.Err))
-	assert.Equal(t, `EventTimeStamp=1 StackProcess=2 StackThread=3 Stack=["0x10","0x20"] FrameCount=2`,
+	assert.Equal(t, `EventTimeStamp=1 StackProcess=2 StackThread=3 Stack=["0x10","0x20"] TrailingData=0x30000000 FrameCount=2`,
 		string(payload.AppendTextFields(nil, d.Fields, " ")))
 }

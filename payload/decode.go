@@ -66,11 +66,58 @@ func IsTrailing(err error) bool { return errors.Is(err, ErrTrailingData) }
 // gives a *DecodeError and no values — except that a payload ending exactly
 // before an Optional top-level field gives the fields before it. A payload
 // longer than its fields gives the complete values together with a
-// *DecodeError wrapping ErrTrailingData. The number of values is bounded by
+// *DecodeError wrapping ErrTrailingData (DecodeKeep keeps those bytes
+// instead, without an error). The number of values is bounded by
 // MaxValues and by what the payload's size can hold, which keeps hostile
 // counts of empty structs cheap.
 func (s *Schema) Decode(payload []byte, pointerSize int, dst []Value) ([]Value, error) {
-	spare := max(s.Spare, 0)
+	vals, rest, err := s.decode(payload, pointerSize, dst)
+	if err == nil && rest < len(payload) {
+		return vals, &DecodeError{Offset: rest, Err: ErrTrailingData,
+			Reason: strconv.Itoa(len(payload)-rest) + " bytes left after the last field"}
+	}
+	return vals, err
+}
+
+// TrailingData is the field of the value DecodeKeep makes of the bytes
+// after a payload's last field. Its name is one no schema source gives a
+// field of its own (they name fields as identifiers of the provider's
+// language, and this one is the decoder's), so that it does not clash.
+var TrailingData = &Field{Name: "TrailingData", InType: InBinary, OutType: OutHexBinary}
+
+// DecodeKeep decodes as Decode does, except for a payload longer than its
+// fields: the bytes after the last field become one more value, of field
+// TrailingData (KindBytes), after the fields' values, and there is no
+// error. A payload of a newer version of an event than its schema, or one
+// whose template declares fewer fields than its events carry, thus keeps
+// every byte in sight, at no cost beyond the value. The value takes none
+// of the Spare slots.
+func (s *Schema) DecodeKeep(payload []byte, pointerSize int, dst []Value) ([]Value, error) {
+	vals, rest, err := s.decode(payload, pointerSize, dst)
+	if err == nil && rest < len(payload) {
+		vals = vals[:len(vals)+1]
+		vals[len(vals)-1] = Value{field: TrailingData, kind: KindBytes, raw: payload[rest:len(payload):len(payload)]}
+	}
+	return vals, err
+}
+
+// HasTrailingData reports whether vals (as DecodeKeep returns them, with
+// values a caller appended after them or not) hold the bytes after the
+// last field, and where.
+func HasTrailingData(vals []Value) (Value, bool) {
+	for i := range vals {
+		if vals[i].field == TrailingData {
+			return vals[i], true
+		}
+	}
+	return Value{}, false
+}
+
+// decode decodes the fields and returns the offset where they end. The
+// slab keeps a slot after the top-level values and their Spare ones, so
+// that DecodeKeep can add the trailing bytes in place.
+func (s *Schema) decode(payload []byte, pointerSize int, dst []Value) ([]Value, int, error) {
+	spare := max(s.Spare, 0) + 1
 	limit := (len(payload)+1)*(s.levels+1) + s.total + spare
 	if limit > MaxValues {
 		limit = MaxValues
@@ -91,21 +138,16 @@ func (s *Schema) Decode(payload []byte, pointerSize int, dst []Value) ([]Value, 
 				break
 			}
 			if err := d.value(f, d.at(top, i)); err != nil {
-				return dst[:0], finish(err)
+				return dst[:0], 0, finish(err)
 			}
 		}
 		if d.used <= len(d.slab) {
-			out := d.slab[:n]
-			if d.pos < len(payload) {
-				return out, &DecodeError{Offset: d.pos, Err: ErrTrailingData,
-					Reason: strconv.Itoa(len(payload)-d.pos) + " bytes left after the last field"}
-			}
-			return out, nil
+			return d.slab[:n], d.pos, nil
 		}
 		if attempt > 0 {
 			// Unreachable: the second run has room for every value the
 			// first one counted, and both read the same bytes.
-			return dst[:0], &DecodeError{Err: buffer.ErrMalformed, Reason: "value count changed between runs"}
+			return dst[:0], 0, &DecodeError{Err: buffer.ErrMalformed, Reason: "value count changed between runs"}
 		}
 		dst = make([]Value, d.used)
 	}

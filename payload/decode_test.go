@@ -425,3 +425,57 @@ func TestHexByteArray(t *testing.T) {
 	assert.Equal(t, `{"N":1,"Data":"0xAB01FF"}`, jsonOf(vals))
 	assert.Len(t, vals[1].Elems(), 3)
 }
+
+// TestDecodeKeep keeps the bytes after the last field as a value of their
+// own, beside complete fields, in every rendering and without allocating;
+// values a caller appends after them (up to Spare) leave both the kept
+// bytes and the elements of arrays alone.
+func TestDecodeKeep(t *testing.T) {
+	s, err := payload.NewSchema("E", []payload.Field{
+		{Name: "N", InType: payload.InUInt16},
+		{Name: "A", InType: payload.InUInt8, Arity: payload.CountFromField, CountField: "N"},
+	})
+	require.NoError(t, err)
+	s.Spare = 1
+	p := cat(le16(2), []byte{7, 8}, []byte{0xAB, 0xCD, 0xEF})
+
+	vals, err := s.Decode(p, 8, nil)
+	var de *payload.DecodeError
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, 4, de.Offset)
+	assert.Equal(t, "N=2 A=[7,8]", text(vals))
+
+	vals, err = s.DecodeKeep(p, 8, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "N=2 A=[7,8] TrailingData=0xABCDEF", text(vals))
+	assert.Equal(t, `{"N":2,"A":[7,8],"TrailingData":"0xABCDEF"}`, string(payload.AppendJSONObject(nil, vals)))
+	rest, ok := payload.HasTrailingData(vals)
+	require.True(t, ok)
+	assert.Same(t, payload.TrailingData, rest.Field())
+	assert.Equal(t, payload.KindBytes, rest.Kind())
+	assert.Equal(t, []byte{0xAB, 0xCD, 0xEF}, rest.Bytes())
+
+	extra := payload.Field{Name: "X", InType: payload.InUInt32}
+	vals = append(vals, payload.NewUint(&extra, 9))
+	assert.Equal(t, "N=2 A=[7,8] TrailingData=0xABCDEF X=9", text(vals))
+
+	// A payload that ends with its fields has no such value.
+	vals, err = s.DecodeKeep(p[:4], 8, vals[:0])
+	require.NoError(t, err)
+	assert.Equal(t, "N=2 A=[7,8]", text(vals))
+	_, ok = payload.HasTrailingData(vals)
+	assert.False(t, ok)
+
+	// Reusing the values costs nothing, trailing bytes or not; Decode's
+	// error for them is the allocation DecodeKeep spares.
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		vals, _ = s.DecodeKeep(p, 8, vals[:0])
+		vals, _ = s.DecodeKeep(p[:4], 8, vals[:0])
+	}))
+
+	// A payload that does not fit is an error with no values, as for
+	// Decode.
+	vals, err = s.DecodeKeep(p[:3], 8, vals[:0])
+	assert.ErrorIs(t, err, buffer.ErrTruncated)
+	assert.Empty(t, vals)
+}

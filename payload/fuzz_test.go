@@ -2,6 +2,7 @@ package payload_test
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/etlkit/etlkit/payload"
@@ -79,6 +80,23 @@ func FuzzDecode(f *testing.F) {
 			if r := vals[i].Raw(); len(r) > len(p) {
 				t.Fatalf("value %d holds %d bytes of a %d-byte payload", i, len(r), len(p))
 			}
+		}
+		// DecodeKeep gives the same values, and the trailing bytes Decode
+		// reports as one more.
+		n := len(vals)
+		var de *payload.DecodeError
+		trailing := errors.As(err, &de)
+		kept, kerr := s.DecodeKeep(p, ptr, nil)
+		rest, has := payload.HasTrailingData(kept)
+		switch {
+		case kerr != nil:
+			t.Fatalf("DecodeKeep: %v where Decode gave %v", kerr, err)
+		case has != trailing:
+			t.Fatalf("DecodeKeep kept trailing bytes: %v; Decode: %v", has, err)
+		case trailing && (len(kept) != n+1 || !bytes.Equal(rest.Bytes(), p[de.Offset:])):
+			t.Fatalf("DecodeKeep: %d values, rest %x; Decode: %d values, rest at %d", len(kept), rest.Bytes(), n, de.Offset)
+		case !trailing && len(kept) != n:
+			t.Fatalf("DecodeKeep: %d values; Decode: %d", len(kept), n)
 		}
 	})
 }
