@@ -13,6 +13,7 @@ import (
 
 	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/internal/perfview"
 	"github.com/etlkit/etlkit/internal/samples"
 )
 
@@ -82,31 +83,27 @@ func TestLearnsTheTraceFirst(t *testing.T) {
 // EventSource manifests for PerfView's and the .NET Framework's sources)
 // to TraceEvent's listing, and names every miss.
 func TestTraceMetadataMatchesTraceEvent(t *testing.T) {
-	res := compareWithPerfView(t, "net452-x64-merged-compressed.etl",
+	outs := compareWithPerfView(t, "net452-x64-merged-compressed.etl",
 		[]string{"Microsoft-Windows-Kernel-", "PerfView/", "System.Threading.Tasks.TplEventSource/", "System.Diagnostics.Eventing.FrameworkEventSource/"})
-	t.Logf("%v", res)
-	for _, m := range res.misses {
-		t.Log(m)
-	}
-	assert.Equal(t, 64, res.namesAll)
-	assert.Equal(t, res.namesAll, res.names)
-	assert.Equal(t, 200, res.fieldsAll)
-	assert.Equal(t, 168, res.fields)
-	for _, m := range res.misses {
-		switch {
-		case strings.Contains(m, "Microsoft-Windows-Kernel-File/Create: IrpPtr="):
-			// TraceEvent decodes Kernel-File's Create with its own kernel
-			// FileIo class, not with the metadata: IrpPtr, FileAttributes
-			// and CreateDisposition (CreateOptions' high byte) for its
-			// names, ShareAccess with .NET's composite names, and the file
-			// name as a DOS path.
-		case strings.Contains(m, "PerfView/KernelEnableParameters: keywords=Process|Thread|Image"):
-			// TraceEvent joins an EventSource's bit names with "|", where
-			// every other map of ours uses ", ".
-		default:
-			t.Errorf("unexpected miss %s", m)
-		}
-	}
+	total := perfview.Total(outs)
+	t.Logf("%v", total)
+	perfview.CheckMisses(t, outs, map[perfview.MissKey]perfview.Known{
+		// TraceEvent decodes Kernel-File's Create with its own kernel
+		// FileIo class, not with the metadata: IrpPtr, FileAttributes
+		// and CreateDisposition (CreateOptions' high byte) for its
+		// names, ShareAccess with .NET's composite names, and the file
+		// name as a DOS path.
+		{Event: "Microsoft-Windows-Kernel-File/Create", Field: "IrpPtr"}:            {Lines: 5, Why: perfview.Unnamed},
+		{Event: "Microsoft-Windows-Kernel-File/Create", Field: "CreateOptions"}:     {Lines: 5, Why: perfview.Unnamed},
+		{Event: "Microsoft-Windows-Kernel-File/Create", Field: "CreateDisposition"}: {Lines: 5, Why: perfview.Unnamed},
+		{Event: "Microsoft-Windows-Kernel-File/Create", Field: "FileAttributes"}:    {Lines: 5, Why: perfview.Unnamed},
+		{Event: "Microsoft-Windows-Kernel-File/Create", Field: "ShareAccess"}:       {Lines: 5, Why: perfview.Unnamed},
+		{Event: "Microsoft-Windows-Kernel-File/Create", Field: "FileName"}:          {Lines: 5, Why: perfview.Unnamed},
+		// TraceEvent joins an EventSource's bit names with "|".
+		{Event: "PerfView/KernelEnableParameters", Field: "keywords"}: {Lines: 1, Why: perfview.Unnamed},
+		{Event: "PerfView/KernelEnableParameters", Field: "stacks"}:   {Lines: 1, Why: perfview.Unnamed},
+	})
+	assert.Equal(t, perfview.Score{Names: 64, NamesAll: 64, Fields: 168, FieldsAll: 200}, total)
 }
 
 func TestDiaghubUserPagedDecodes(t *testing.T) {

@@ -1,14 +1,7 @@
 package kernel_test
 
 import (
-	"bufio"
 	"fmt"
-	"math"
-	"math/big"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -16,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/internal/perfview"
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
@@ -25,54 +19,16 @@ import (
 // The tasks of the groups whose events TestGroupsMatchTraceEvent compares.
 var comparedTasks = []string{"DiskIO", "FileIO", "TcpIp", "UdpIp", "Registry", "SystemConfig", "SysConfig", "ALPC"}
 
-// expectedEvent is one EVENT line of a TraceEvent listing.
-type expectedEvent struct {
-	ms       float64
-	provider string
-	name     string
-	cpu      int
-	fields   [][2]string
-}
-
-var (
-	eventLine   = regexp.MustCompile(`^EVENT ([\d,]+\.\d+): (Windows Kernel|MSNT_SystemTrace)/(\S+) PID=-?\d+; TID=-?\d+; PName=[^;]*; ProceNum=(\d+); DataLen=\d+; (.*)$`)
-	fieldStarts = regexp.MustCompile(`(?:^|; )[A-Za-z_][\w.]*=`)
-)
-
-// readExpected reads the EVENT lines of the compared tasks, under the
-// Windows Kernel provider or under MSNT_SystemTrace (the events TraceEvent
-// decodes from the MOF rather than knowing them), and the COUNT lines of
-// the Windows Kernel provider.
-func readExpected(t *testing.T, path string) ([]expectedEvent, map[string]int) {
-	fh, err := os.Open(path)
-	require.NoError(t, err)
-	defer fh.Close()
-	var events []expectedEvent
-	counts := map[string]int{}
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "COUNT "+kernel.ProviderName+"/"); ok {
-			i := strings.LastIndexByte(rest, ':')
-			n, err := strconv.Atoi(rest[i+1:])
-			require.NoError(t, err)
-			counts[rest[:i]] = n
-			continue
+// comparedEvent reports whether an EVENT line is of the compared tasks,
+// under the Windows Kernel provider or under MSNT_SystemTrace (the events
+// TraceEvent decodes from the MOF rather than knowing them).
+func comparedEvent(name string) bool {
+	for _, p := range []string{kernel.ProviderName + "/", kernel.SystemTraceName + "/"} {
+		if rest, ok := strings.CutPrefix(name, p); ok {
+			return compared(rest)
 		}
-		m := eventLine.FindStringSubmatch(line)
-		if m == nil || !compared(m[3]) {
-			continue
-		}
-		ms, err := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64)
-		require.NoError(t, err)
-		cpu, _ := strconv.Atoi(m[4])
-		e := expectedEvent{ms: ms, provider: m[2], name: m[3], cpu: cpu}
-		e.fields = splitFields(strings.TrimSuffix(strings.TrimSpace(m[5]), ";"))
-		events = append(events, e)
 	}
-	require.NoError(t, sc.Err())
-	return events, counts
+	return false
 }
 
 func compared(name string) bool {
@@ -85,133 +41,49 @@ func compared(name string) bool {
 	return false
 }
 
-// splitFields splits "A=1; B=x; y; C=2" at the "; " before each name=.
-func splitFields(s string) [][2]string {
-	starts := fieldStarts.FindAllStringIndex(s, -1)
-	var out [][2]string
-	for i, st := range starts {
-		end := len(s)
-		if i+1 < len(starts) {
-			end = starts[i+1][0]
-		}
-		kv := strings.TrimPrefix(s[st[0]:end], "; ")
-		k, v, _ := strings.Cut(kv, "=")
-		out = append(out, [2]string{k, v})
-	}
-	return out
-}
-
-// printedAs reports whether TraceEvent would print our value v as want:
-// integers with thousands separators, negative when the signed reading
-// is (so -1 for all-ones), or as 0x-hex with leading zeros; floats with
-// the decimals printed; strings and longer numbers cut at 20 characters
-// with "..."; times as yy/MM/dd HH:mm:ss.ff; mapped values by name.
-func printedAs(v payload.Value, want string) bool {
-	text := string(v.AppendText(nil))
-	cut, truncated := strings.CutSuffix(want, "...")
-	var forms []string
-	forms = append(forms, text)
-	switch v.Kind() {
-	case payload.KindInt, payload.KindUint:
-		u := v.Uint()
-		forms = append(forms, thousands(strconv.FormatUint(u, 10)), thousands(strconv.FormatInt(int64(u), 10)),
-			thousands(strconv.FormatInt(int64(int32(uint32(u))), 10)))
-		if h, ok := strings.CutPrefix(strings.ToLower(want), "0x"); ok && !truncated {
-			if n, err := strconv.ParseUint(h, 16, 64); err == nil && n == u {
-				return true
-			}
-		}
-	case payload.KindFloat:
-		// TraceEvent rounds to 15 significant digits, then to the
-		// decimals it prints, halves away from zero.
-		if i := strings.IndexByte(want, '.'); i >= 0 && !truncated {
-			r, _ := new(big.Rat).SetString(strconv.FormatFloat(v.Float(), 'e', 14, 64))
-			forms = append(forms, thousands(r.FloatString(len(want)-i-1)))
-		}
-	case payload.KindTime:
-		forms = append(forms, v.Time().UTC().Format("06/01/02 15:04:05.000"))
-	}
-	for _, f := range forms {
-		if truncated && len(cut) == 20 && strings.HasPrefix(f, cut) || !truncated && f == want {
-			return true
-		}
-	}
-	return false
-}
-
-// thousands puts TraceEvent's separators into a decimal number.
-func thousands(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	int, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range int {
-		if i > 0 && (len(int)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if frac != "" {
-		b.WriteString("." + frac)
-	}
-	return b.String()
-}
-
-// decodedRecord is a record of the compared tasks with its fields kept.
-type decodedRecord struct {
-	provider, name string
-	fields         []payload.Value
-}
-
 // knownMisses are the fields TraceEvent prints that this package does not
 // give, by event and field, with the number of lines they miss on and why.
-var knownMisses = map[[2]string]struct {
-	lines int
-	why   string
-}{
-	// TraceEvent joins the FileObject with the names of the FileIo
-	// rundown at the trace's end and the volume mapping: a pass over the
-	// whole trace, not a record's own data.
-	{"DiskIO/Read", "FileName"}:  {5, "whole-trace join"},
-	{"DiskIO/Write", "FileName"}: {5, "whole-trace join"},
-	// Needs state across records, and the file does not establish the
-	// rule: the time since the previous completion on the disk is refuted
-	// (the read at 1,275.943 ms came 26.110 ms after it, and TraceEvent
-	// prints 25.821, its ElapsedTimeMSec), and every printed request
-	// started after the previous one on its disk had completed, so the
-	// file cannot tell a bound by that time from none.
-	{"DiskIO/Read", "DiskServiceTimeMSec"}:  {5, "state across records"},
-	{"DiskIO/Write", "DiskServiceTimeMSec"}: {5, "state across records"},
+var knownMisses = map[perfview.MissKey]perfview.Known{
 	// TraceEvent reads v2 IPv4 UDP records with two getters of the v0
 	// layout: context is the PID and size read as one pointer, dsize
 	// bytes of the sequence number.
-	{"UdpIp/Recv", "context"}: {5, "v0 getter on a v2 record"},
-	{"UdpIp/Recv", "dsize"}:   {5, "v0 getter on a v2 record"},
-	{"UdpIp/Send", "context"}: {1, "v0 getter on a v2 record"},
-	{"UdpIp/Send", "dsize"}:   {1, "v0 getter on a v2 record"},
+	{Event: "Windows Kernel/UdpIp/Recv", Field: "context"}: {Lines: 5, Why: perfview.Misreads},
+	{Event: "Windows Kernel/UdpIp/Recv", Field: "dsize"}:   {Lines: 5, Why: perfview.Misreads},
+	{Event: "Windows Kernel/UdpIp/Send", Field: "context"}: {Lines: 1, Why: perfview.Misreads},
+	{Event: "Windows Kernel/UdpIp/Send", Field: "dsize"}:   {Lines: 1, Why: perfview.Misreads},
 	// TraceEvent shows the name of ProcessID from its process table
 	// ("Idle", "svchost") instead of the record's ("", "svchost.exe").
-	{"SystemConfig/Services", "ProcessName"}: {5, "process table"},
+	{Event: "Windows Kernel/SystemConfig/Services", Field: "ProcessName"}: {Lines: 5, Why: perfview.ProcessTable},
 }
 
 // TestGroupsMatchTraceEvent compares every EVENT line TraceEvent printed
 // for the merged .NET sample in the groups of comparedTasks with the
-// record at the same time and processor: its name and every field. Misses
-// other than knownMisses fail the test, and so do known misses that stop
-// missing; both are named.
+// record at the same time and processor: its name and every field. The
+// records are decoded with their class, and shown with a State that
+// learns from a first pass over the trace (file names a rundown gives at
+// its end) and then in time order (disk completions), as a Describer
+// does. Misses other than knownMisses fail the test, and so do known
+// misses that stop missing; both are named.
 func TestGroupsMatchTraceEvent(t *testing.T) {
-	path := samples.Path(t, "net452-x64-merged-compressed.etl")
-	expected, counts := readExpected(t, filepath.Join(filepath.Dir(path), "expected", "net452-x64-merged-compressed.perfview.txt"))
+	listing, path := perfview.ReadSample(t, "net452-x64-merged-compressed.etl")
+	var expected []perfview.Event
+	for _, e := range listing.Events {
+		if comparedEvent(e.Name) {
+			expected = append(expected, e)
+		}
+	}
 	require.Len(t, expected, 80)
+	x := perfview.NewIndex[payload.Value](expected)
 
 	f, err := etl.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	type at struct{ cpu, us int64 }
-	index := map[at][]decodedRecord{}
+	var names kernel.State
+	for r, err := range f.Events() {
+		require.NoError(t, err)
+		names.Learn(r)
+	}
+	state := names.Clone()
 	got := map[string]int{}
 	var t0 int64 = -1
 	var vals []payload.Value
@@ -221,100 +93,46 @@ func TestGroupsMatchTraceEvent(t *testing.T) {
 		if t0 < 0 {
 			t0 = ft
 		}
+		state.Learn(r)
 		e, _, ok := kernel.LookupRecord(r)
 		if !ok || !compared(e.Name) || e.Provider != kernel.ProviderName && e.Provider != kernel.SystemTraceName {
 			continue
 		}
 		got[e.Name]++
-		d := decodedRecord{provider: e.Provider, name: e.Name}
+		cpu, us := int(r.ProcessorNumber), (ft-t0)/10
+		if !x.Wants(cpu, us) {
+			continue
+		}
+		rec := &perfview.Record[payload.Value]{Name: e.Provider + "/" + e.Name}
 		if e.Payload != nil {
 			vals, err = e.Payload.Decode(r.UserData, r.PointerSize(), vals[:0])
 			require.NoError(t, err, e.Name)
 			if e.Computed != nil {
 				vals = e.Computed(r, vals)
 			}
-			for _, v := range vals {
-				d.fields = append(d.fields, v.Clone())
-			}
+			rec.Fields = perfview.ValueFields(state.Rewrite(e, vals))
 		}
-		k := at{int64(r.ProcessorNumber), (ft - t0) / 10}
-		index[k] = append(index[k], d)
+		x.Add(cpu, us, rec)
 	}
 
-	names, fields, fieldsOK, providerMisses := 0, 0, 0, 0
-	misses := map[[2]string]int{}
-	for _, x := range expected {
-		us := int64(math.Round(x.ms * 1000))
-		var cands []decodedRecord
-		for _, d := range []int64{0, -1, 1} {
-			for _, r := range index[at{int64(x.cpu), us + d}] {
-				if r.name == x.name {
-					cands = append(cands, r)
-				}
-			}
-		}
-		if !assert.NotEmpty(t, cands, "%.3f %s: no record of that name there", x.ms, x.name) {
-			continue
-		}
-		names++
-		if x.provider != cands[0].provider {
-			t.Logf("%.3f %s: TraceEvent shows it under %s, we under %s", x.ms, x.name, x.provider, cands[0].provider)
-			providerMisses++
-		}
-		fields += len(x.fields)
-		best, bestMiss := 0, []string(nil)
-		for i, c := range cands {
-			var miss []string
-			for _, kv := range x.fields {
-				v, ok := payload.Lookup(c.fields, kv[0])
-				if !ok || !printedAs(v, kv[1]) {
-					miss = append(miss, kv[0])
-				}
-			}
-			if i == 0 || len(miss) < len(bestMiss) {
-				best, bestMiss = i, miss
-			}
-		}
-		_ = best
-		fieldsOK += len(x.fields) - len(bestMiss)
-		for _, m := range bestMiss {
-			k := [2]string{x.name, m}
-			misses[k]++
-			if _, known := knownMisses[k]; !known {
-				v, _ := payload.Lookup(cands[best].fields, m)
-				t.Errorf("%.3f %s: field %s: TraceEvent prints %q, ours %q", x.ms, x.name, m, want(x, m), v.String())
-			}
-		}
-	}
-	for k, m := range knownMisses {
-		assert.Equal(t, m.lines, misses[k], "known miss %s %s (%s)", k[0], k[1], m.why)
-	}
-	t.Logf("names %d/%d, fields %d/%d (%.1f%%); known misses: %d fields", names, len(expected), fieldsOK, fields,
-		100*float64(fieldsOK)/float64(fields), fields-fieldsOK)
-	assert.Equal(t, len(expected), names)
-	assert.Equal(t, 0, providerMisses)
-	assert.Equal(t, 442, fields)
+	outs := perfview.Match(expected, x, perfview.ValueAgree)
+	perfview.CheckMisses(t, outs, knownMisses)
+	total := perfview.Total(outs)
+	t.Logf("%v", total)
+	assert.Equal(t, perfview.Score{Names: 80, NamesAll: 80, Fields: 442 - 17, FieldsAll: 442}, total)
 
 	// The COUNT lines of the compared tasks.
+	counts := listing.CountsOf(kernel.ProviderName + "/")
 	for n, c := range counts {
-		if compared(n) {
+		if n = strings.TrimPrefix(n, kernel.ProviderName+"/"); compared(n) {
 			assert.Equal(t, c, got[n], "COUNT %s", n)
 		}
 	}
 	for n, c := range got {
-		if _, printed := counts[n]; !printed {
+		if _, printed := counts[kernel.ProviderName+"/"+n]; !printed {
 			t.Logf("not counted by TraceEvent: %s (%d)", n, c)
 		}
 	}
-}
-
-func want(x expectedEvent, field string) string {
-	for _, kv := range x.fields {
-		if kv[0] == field {
-			return kv[1]
-		}
-	}
-	return ""
 }
 
 // TestGroupsSamples decodes every record of the groups of this file set in

@@ -1,10 +1,6 @@
 package kernel_test
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/internal/perfview"
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
@@ -34,24 +31,11 @@ func decodeRecord(t *testing.T, r *record.Record, vals []payload.Value) []payloa
 // .NET sample by name and compares with the COUNT lines TraceEvent printed
 // for it.
 func TestKernelNamesMatchTraceEvent(t *testing.T) {
-	path := samples.Path(t, "net452-x64-merged-compressed.etl")
-	fh, err := os.Open(filepath.Join(filepath.Dir(path), "expected", "net452-x64-merged-compressed.perfview.txt"))
-	require.NoError(t, err)
-	defer fh.Close()
+	listing, path := perfview.ReadSample(t, "net452-x64-merged-compressed.etl")
 	want := map[string]int{}
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		name, ok := strings.CutPrefix(sc.Text(), "COUNT "+kernel.ProviderName+"/")
-		if !ok {
-			continue
-		}
-		i := strings.LastIndexByte(name, ':')
-		n, err := strconv.Atoi(name[i+1:])
-		require.NoError(t, err)
-		want[name[:i]] = n
+	for n, c := range listing.CountsOf(kernel.ProviderName + "/") {
+		want[strings.TrimPrefix(n, kernel.ProviderName+"/")] = c
 	}
-	require.NoError(t, sc.Err())
 	require.NotEmpty(t, want)
 
 	f, err := etl.Open(path)

@@ -36,7 +36,23 @@ type State struct {
 	files       map[uint64]span
 	names       []byte // file names, UTF-8, that files points into
 	buf         []byte // the text of the values made for one record
+	// disks holds, by disk number, the time (FILETIME, 0 for none) the
+	// last disk request on that disk completed; lastDisk is the disk
+	// request Learn saw last, when it was the record Learn saw last.
+	disks    []int64
+	lastDisk diskCompletion
 }
+
+// diskCompletion is a disk request's completion and the one before it on
+// its disk (0 for none).
+type diskCompletion struct {
+	at, previous int64
+	ok           bool
+}
+
+// maxDisks bounds the disk numbers whose completions a State keeps; a
+// request on a disk past it gets no DiskServiceTimeMSec.
+const maxDisks = 1 << 10
 
 // volume maps an NT path prefix to its DOS form.
 type volume struct{ nt, dos string }
@@ -75,12 +91,20 @@ var fileIOClass = record.KernelGroupGUID(groupFileIO, 0)
 // system paths, or a file object's name. Other records cost a few
 // comparisons.
 func (s *State) Learn(r *record.Record) {
+	s.lastDisk.ok = false
 	switch {
 	case r.HeaderType.IsKernel():
+		if r.HookId>>8 == groupDiskIo {
+			s.learnDisk(r)
+			return
+		}
 		if r.HookId>>8 != groupFileIO {
 			return
 		}
 	case !r.HeaderType.IsClassic():
+		return
+	case r.ProviderId == diskIoClass:
+		s.learnDisk(r)
 		return
 	case r.ProviderId == SysConfigTask:
 		switch r.EventDescriptor.Opcode {
@@ -136,9 +160,47 @@ func (s *State) Learn(r *record.Record) {
 	s.files[key] = span{uint32(off), uint32(len(s.names) - off)}
 }
 
+// diskIoClass is the class GUID of DiskIo events relogged with classic
+// headers.
+var diskIoClass = record.KernelGroupGUID(groupDiskIo, 0)
+
+// Disk request completions: a read or a write done. A flush is a request
+// on the disk too, and its completion ends the disk's previous work as
+// well.
+const (
+	opDiskRead  = 10
+	opDiskWrite = 11
+	opDiskFlush = 14
+)
+
+// learnDisk keeps the time a disk request completed, by disk, and the
+// completion before it on that disk for the record's DiskServiceTimeMSec.
+func (s *State) learnDisk(r *record.Record) {
+	switch r.EventDescriptor.Opcode {
+	case opDiskRead, opDiskWrite, opDiskFlush:
+	default:
+		return
+	}
+	at, ok := r.FileTime()
+	if !ok || len(r.UserData) < 4 {
+		return
+	}
+	disk := binary.LittleEndian.Uint32(r.UserData)
+	if disk >= maxDisks {
+		return
+	}
+	if int(disk) >= len(s.disks) {
+		s.disks = append(s.disks, make([]int64, int(disk)+1-len(s.disks))...)
+	}
+	s.lastDisk = diskCompletion{at: at, previous: s.disks[disk], ok: true}
+	s.disks[disk] = at
+}
+
 // Clone returns a State that starts from what s knows and learns on its
 // own: a first pass over a trace fills one (describe.Learner), and each
-// Describer of the trace starts from a copy.
+// Describer of the trace starts from a copy. The disks' last completions
+// are not copied: they are state in time order, which a first pass
+// would leave at the trace's end.
 func (s *State) Clone() *State {
 	c := &State{
 		volumes:     append([]volume(nil), s.volumes...),
@@ -200,7 +262,16 @@ func fileFieldsOf(s *payload.Schema) uint8 {
 // FileKey and no FileName, the FileName of that file object when it is
 // known. The values it makes refer to memory the State reuses at the next
 // Rewrite.
+//
+// A disk read's or write's record (learned just before) also gets
+// DiskServiceTimeMSec: the time the disk spent on it, from the later of
+// its start and the previous completion on the same disk to its own
+// completion; that is its ElapsedTimeMSec, less the time it waited
+// behind the disk's earlier requests.
 func (s *State) Rewrite(e *schema.Event, vals []payload.Value) []payload.Value {
+	if s.lastDisk.ok {
+		vals = s.diskService(e, vals)
+	}
 	if e != nil && e.Payload != nil && fileFields[e.Payload] == checked {
 		return vals
 	}
@@ -309,4 +380,24 @@ func appendUTF16(dst, b []byte) []byte {
 		dst = utf8.AppendRune(dst, r)
 	}
 	return dst
+}
+
+var diskServiceField = &payload.Field{Name: "DiskServiceTimeMSec", InType: payload.InDouble}
+
+// diskService appends DiskServiceTimeMSec to a disk read or write that
+// has an ElapsedTimeMSec.
+func (s *State) diskService(e *schema.Event, vals []payload.Value) []payload.Value {
+	s.lastDisk.ok = false
+	if e == nil || e.Name != "DiskIO/Read" && e.Name != "DiskIO/Write" {
+		return vals
+	}
+	elapsed, ok := payload.Lookup(vals, "ElapsedTimeMSec")
+	if !ok {
+		return vals
+	}
+	ms := elapsed.Float()
+	if c := s.lastDisk; c.previous != 0 && c.previous <= c.at {
+		ms = min(ms, float64(c.at-c.previous)/10_000)
+	}
+	return append(vals, payload.NewFloat(diskServiceField, ms))
 }
