@@ -20,6 +20,7 @@ import (
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/record/tracelogging"
 	"github.com/etlkit/etlkit/schema"
+	"github.com/etlkit/etlkit/schema/dotnet"
 	"github.com/etlkit/etlkit/schema/kernel"
 )
 
@@ -65,6 +66,10 @@ type Options struct {
 	// Describer starts from a copy, so that a kernel event names a file
 	// whose name the trace logs only after it.
 	KernelNames *kernel.State
+	// TypeNames, when set, are the .NET type names a first pass over the
+	// trace learned (Learner.TypeNames): the Describer starts from a
+	// copy, so that an event names a type the runtime logs only after it.
+	TypeNames *dotnet.TypeNames
 }
 
 // Describer describes records.
@@ -75,8 +80,10 @@ type Describer struct {
 	vals    []payload.Value
 	unnamed map[uint16]string
 	// kernel learns volume and file names from the records described
-	// with their payload, to show kernel file names as DOS paths.
+	// with their payload, to show kernel file names as DOS paths; types
+	// the names of .NET types, for the events that give only their ids.
 	kernel kernel.State
+	types  dotnet.TypeNames
 }
 
 // New returns a Describer over the given sources.
@@ -84,6 +91,9 @@ func New(opts Options) *Describer {
 	z := &Describer{opts: opts, schemas: tracelogging.NewCache(0, 0)}
 	if opts.KernelNames != nil {
 		z.kernel = *opts.KernelNames.Clone()
+	}
+	if opts.TypeNames != nil {
+		z.types = *opts.TypeNames.Clone()
 	}
 	return z
 }
@@ -104,7 +114,7 @@ func (z *Describer) Describe(r *record.Record, d *Description, withPayload bool)
 		d.ProviderName = kernel.ProviderName
 	}
 	if withPayload {
-		z.kernel.Learn(r)
+		z.learn(r)
 	}
 	e, exact := z.lookup(r, d)
 	if e != nil {
@@ -235,8 +245,10 @@ func (z *Describer) decode(r *record.Record, e *schema.Event, exact bool, d *Des
 	if e.Computed != nil {
 		vals = e.Computed(r, vals)
 	}
-	if d.Kernel {
+	if d.Kernel || kernel.IsKernelFile(r) {
 		vals = z.kernel.Rewrite(e, vals)
+	} else {
+		vals = z.types.Rewrite(r, vals)
 	}
 	z.keep(vals)
 	d.Fields, d.Decoded, d.Err = vals, true, err
@@ -274,10 +286,16 @@ func (z *Describer) providerName(r *record.Record) string {
 
 // Learn takes from a record the caller does not describe (one a filter
 // drops) what the descriptions of later records need: the volume mappings
-// and file names that kernel file names are shown with. Describe with the
-// payload learns from the records it describes, so that a record reads the
-// same whatever was filtered out before it.
-func (z *Describer) Learn(r *record.Record) { z.kernel.Learn(r) }
+// and file names that kernel file names are shown with, the disks' last
+// completions, the names of .NET types. Describe with the payload learns
+// from the records it describes, so that a record reads the same whatever
+// was filtered out before it.
+func (z *Describer) Learn(r *record.Record) { z.learn(r) }
+
+func (z *Describer) learn(r *record.Record) {
+	z.kernel.Learn(r)
+	z.types.Learn(r)
+}
 
 // EventName is the record's event name, for filters; false when no source
 // names it.

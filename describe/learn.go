@@ -13,6 +13,7 @@ import (
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
+	"github.com/etlkit/etlkit/schema/dotnet"
 	"github.com/etlkit/etlkit/schema/eventsource"
 	"github.com/etlkit/etlkit/schema/kernel"
 	"github.com/etlkit/etlkit/schema/tdh"
@@ -58,8 +59,10 @@ type Learner struct {
 	errs      []error
 	stats     LearnStats
 	// kernel holds the volume mappings and file names of the trace, for
-	// the kernel events that name files only by their file object.
+	// the kernel events that name files only by their file object; types
+	// the .NET type names, for the events that name types by id.
 	kernel kernel.State
+	types  dotnet.TypeNames
 }
 
 type mapKey struct {
@@ -135,6 +138,11 @@ func (l *Learner) Set() *schema.Set { return l.set }
 // them a kernel event names a file whose name is logged only after it.
 func (l *Learner) KernelNames() *kernel.State { return &l.kernel }
 
+// TypeNames are the names the trace's .NET BulkType events give type ids,
+// for Options.TypeNames: with them an event names a type the runtime logs
+// only after it.
+func (l *Learner) TypeNames() *dotnet.TypeNames { return &l.types }
+
 // Stats counts what was read so far.
 func (l *Learner) Stats() LearnStats { return l.stats }
 
@@ -146,10 +154,11 @@ func (l *Learner) Pending() []eventsource.Partial { return l.chunks.Pending() }
 
 // Learn reads r when it is a metadata record and reports whether it was
 // one (whether or not it could be used; see Errors). It also takes the
-// volume mappings and file names of KernelNames from the records that
-// carry them.
+// volume mappings and file names of KernelNames, and the .NET type names
+// of TypeNames, from the records that carry them.
 func (l *Learner) Learn(r *record.Record) bool {
 	l.kernel.Learn(r)
+	l.types.Learn(r)
 	switch r.HeaderType {
 	case header.TypeFull32, header.TypeFull64:
 		if r.ProviderId != kernel.MetaDataTask {
@@ -217,6 +226,7 @@ func (l *Learner) eventInfo(r *record.Record) {
 		}
 	}
 	e, err := ei.Event(func(name string) *payload.Map { return l.mapFor(ei.ProviderGUID, name) })
+	e = kernel.KernelFileEvent(k, e)
 	if err != nil {
 		// The names still hold; a later description of the event may
 		// bring a payload that works.
@@ -310,16 +320,7 @@ func (l *Learner) Scan(buffers iter.Seq2[*buffer.Buffer, error], clock *header.C
 }
 
 // metaDataGUID is the MetaData class GUID as a classic header stores it.
-var metaDataGUID = headerGUID(kernel.MetaDataTask)
-
-// headerGUID is a GUID as a record header stores it.
-func headerGUID(g uuid.UUID) (b [16]byte) {
-	binary.LittleEndian.PutUint32(b[0:], binary.BigEndian.Uint32(g[0:]))
-	binary.LittleEndian.PutUint16(b[4:], binary.BigEndian.Uint16(g[4:]))
-	binary.LittleEndian.PutUint16(b[6:], binary.BigEndian.Uint16(g[6:]))
-	copy(b[8:], g[8:])
-	return
-}
+var metaDataGUID = header.GUIDBytes(kernel.MetaDataTask)
 
 func (l *Learner) scanBuffer(b *buffer.Buffer, clock *header.Clock, rec *record.Record) {
 	data := b.Data
@@ -330,7 +331,7 @@ func (l *Learner) scanBuffer(b *buffer.Buffer, clock *header.Clock, rec *record.
 		if end || err != nil {
 			return
 		}
-		if isMetadata(p.Type, data[at:at+p.Size]) || isKernelNames(p.Type, data[at:at+p.Size]) {
+		if h := data[at : at+p.Size]; isMetadata(p.Type, h) || isKernelNames(p.Type, h) || dotnet.IsBulkType(p.Type, h) {
 			if !haveCtx {
 				ctx, haveCtx = record.NewContext(b, clock), true
 			}
@@ -369,8 +370,8 @@ func isFileNameOpcode(op uint8) bool { return op == 0 || op == 32 || op == 35 ||
 
 // The SysConfig and FileIO class GUIDs as classic headers store them.
 var (
-	sysConfigGUID = headerGUID(kernel.SysConfigTask)
-	fileIOGUID    = headerGUID(record.KernelGroupGUID(fileIOGroup, 0))
+	sysConfigGUID = header.GUIDBytes(kernel.SysConfigTask)
+	fileIOGUID    = header.GUIDBytes(record.KernelGroupGUID(fileIOGroup, 0))
 )
 
 // isMetadata tells from a record's header bytes whether Learn wants it.

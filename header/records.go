@@ -370,6 +370,17 @@ func GUID(b []byte) uuid.UUID {
 	return u
 }
 
+// GUIDBytes is g as a record header stores it: the inverse of GUID, for
+// comparing a header's bytes with a known GUID without decoding them.
+func GUIDBytes(g uuid.UUID) (b [16]byte) {
+	le, be := binary.LittleEndian, binary.BigEndian
+	le.PutUint32(b[0:], be.Uint32(g[0:]))
+	le.PutUint16(b[4:], be.Uint16(g[4:]))
+	le.PutUint16(b[6:], be.Uint16(g[6:]))
+	copy(b[8:], g[8:])
+	return b
+}
+
 // ReadGUID is GUID writing into dst. The hot path uses it so that the GUID
 // goes into the record in two 8-byte stores: a value built piece by piece
 // and then copied whole is reloaded before its stores have reached the

@@ -95,6 +95,15 @@ func (f *Field) IsArray() bool {
 type Map struct {
 	Name string
 	Bits bool
+	// Separator joins the names of a bit map's set bits; "" stands for
+	// ", ", as TraceEvent's compiled parsers (kernel, CLR) print flags.
+	// TraceEvent prints the bit maps of manifests it reads at run time
+	// (EventSources') with "|" instead.
+	Separator string
+	// SingleBits: a bit map names a value by its single bits only, never
+	// by an entry of several bits that equals it ("Default", "All"), as
+	// TraceEvent does for the maps of manifests it reads at run time.
+	SingleBits bool
 	// Entries are sorted by Value (NewMap sorts them).
 	Entries []MapEntry
 }
@@ -154,16 +163,23 @@ func (m *Map) Lookup(v uint64) (string, bool) {
 }
 
 // AppendName appends what the map says of v: for a value map the name of
-// v; for a bit map the names of its set bits joined by ", " with any bits
-// left unnamed as one 0x-hex number, or the name of 0 when v is 0 and the
-// map has one. It reports false, appending nothing, when the map says
-// nothing of v.
+// v; for a bit map the entry equal to v (unless SingleBits and v has
+// several bits set), else the names of its set bits joined by Separator
+// with any bits left unnamed as one 0x-hex number, or the name of 0 when
+// v is 0 and the map has one. It reports false, appending nothing, when
+// the map says nothing of v.
 func (m *Map) AppendName(dst []byte, v uint64) ([]byte, bool) {
-	if name, ok := m.Lookup(v); ok {
-		return append(dst, name...), true
+	if !m.Bits || !m.SingleBits || v&(v-1) == 0 {
+		if name, ok := m.Lookup(v); ok {
+			return append(dst, name...), true
+		}
 	}
 	if !m.Bits || v == 0 {
 		return dst, false
+	}
+	sep := m.Separator
+	if sep == "" {
+		sep = ", "
 	}
 	mark := len(dst)
 	rest := v
@@ -173,7 +189,7 @@ func (m *Map) AppendName(dst []byte, v uint64) ([]byte, bool) {
 			continue
 		}
 		if named {
-			dst = append(dst, ", "...)
+			dst = append(dst, sep...)
 		}
 		dst = append(dst, e.Name...)
 		rest &^= e.Value
@@ -183,7 +199,7 @@ func (m *Map) AppendName(dst []byte, v uint64) ([]byte, bool) {
 		return dst[:mark], false
 	}
 	if rest != 0 {
-		dst = append(dst, ", "...)
+		dst = append(dst, sep...)
 		dst = appendHex(dst, rest, 0)
 	}
 	return dst, true

@@ -512,3 +512,28 @@ func NewString(f *Field, s []byte) Value { return Value{field: f, kind: KindStri
 func NewUTF16String(f *Field, b []byte) Value {
 	return Value{field: f, kind: KindString, flags: flagUTF16, raw: b}
 }
+
+// CutUTF16 splits a NUL-terminated UTF-16LE string from the front of b:
+// its code units' bytes, and what follows the terminator; ok is false
+// when b has no terminator.
+func CutUTF16(b []byte) (str, rest []byte, ok bool) {
+	for i := 0; i+1 < len(b); i += 2 {
+		if b[i] == 0 && b[i+1] == 0 {
+			return b[:i], b[i+2:], true
+		}
+	}
+	return nil, nil, false
+}
+
+// AppendUTF16 appends the UTF-16LE text b as UTF-8, unpaired surrogates
+// as U+FFFD.
+func AppendUTF16(dst, b []byte) []byte {
+	it := runeIter{b: b, utf16: true}
+	for {
+		r, ok := it.next()
+		if !ok {
+			return dst
+		}
+		dst = utf8.AppendRune(dst, r)
+	}
+}

@@ -16,7 +16,6 @@ import (
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/dotnet"
-	"github.com/etlkit/etlkit/schema/kernel"
 	"github.com/etlkit/etlkit/schema/manifest"
 )
 
@@ -43,11 +42,11 @@ type dumper struct {
 	// trace what the inputs say of their own events, once learned.
 	manifests *schema.Set
 	trace     *schema.Set
-	// kernelNames are the inputs' file and volume names, learned with
-	// trace.
-	kernelNames *kernel.State
-	progress    *progress
-	set         *etl.Set
+	// learned is the first pass that learned trace, with the inputs'
+	// kernel file and volume names and .NET type names.
+	learned  *describe.Learner
+	progress *progress
+	set      *etl.Set
 }
 
 func (d *dumper) fail(status int) {
@@ -196,7 +195,7 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 
 func (d *dumper) records() {
 	trace := d.learnTrace()
-	d.describe = newDescriber(true, trace, d.manifests, d.kernelNames)
+	d.describe = newDescriber(true, trace, d.manifests, d.learned)
 	if d.opts.format == "parquet" {
 		d.parquet()
 		return

@@ -90,12 +90,13 @@ func TestManifestFlag(t *testing.T) {
 	}, textLabels(t, out))
 
 	// The manifest names the provider and its events; the newer version
-	// reads with the older one's fields, the rest of its payload dropped.
+	// reads with the older one's fields, the rest of its payload kept as
+	// TrailingData.
 	out, errs, code = runCmd(t, "--manifest", testManifest, trace)
 	require.Equal(t, 0, code, errs)
 	assert.Equal(t, []string{
 		"Etlkit-Test/Net INFO 0x0 A=1 B=2",
-		"Etlkit-Test/Net INFO 0x0 A=3 B=4",
+		"Etlkit-Test/Net INFO 0x0 A=3 B=4 TrailingData=0x05000000",
 		"Etlkit-Test/EventID(99) INFO 0x0 data=0xab",
 		"Microsoft-Windows-DotNETRuntime/GC/Start INFO 0x0 Count=7 Depth=2 Reason=Induced Type=NonConcurrentGC ClrInstanceID=8 ClientSequenceNumber=0",
 	}, textLabels(t, out))

@@ -8,7 +8,6 @@ import (
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/dotnet"
-	"github.com/etlkit/etlkit/schema/kernel"
 	"github.com/etlkit/etlkit/schema/manifest"
 	"github.com/etlkit/etlkit/schema/providers"
 )
@@ -24,16 +23,20 @@ type describer struct {
 
 // newDescriber describes with trace, what the inputs say of their own
 // events (see learnTrace), first, then the --manifest events (nil for
-// none), then the built-in tables; kernelNames (nil for none) are the
-// inputs' file and volume names.
-func newDescriber(payload bool, trace, manifests *schema.Set, kernelNames *kernel.State) *describer {
-	return &describer{d: describe.New(describe.Options{
+// none), then the built-in tables; learned (nil for none) is the first
+// pass over the inputs, whose kernel file and volume names and .NET type
+// names the descriptions start from.
+func newDescriber(payload bool, trace, manifests *schema.Set, learned *describe.Learner) *describer {
+	opts := describe.Options{
 		Trace:         trace,
 		Manifests:     manifests,
 		BuiltIn:       []*schema.Set{dotnet.Set()},
 		ProviderNames: providers.Name,
-		KernelNames:   kernelNames,
-	}), payload: payload}
+	}
+	if learned != nil {
+		opts.KernelNames, opts.TypeNames = learned.KernelNames(), learned.TypeNames()
+	}
+	return &describer{d: describe.New(opts), payload: payload}
 }
 
 func (z *describer) describe(r *record.Record, d *describe.Description) {
@@ -93,18 +96,19 @@ func (d *dumper) learnTrace() *schema.Set {
 		fmt.Fprintf(d.stderr, "etldump: EventSource manifest of provider %v (process %d) incomplete: %d of %d chunks\n",
 			p.Provider, p.ProcessID, p.Have, p.Total)
 	}
-	d.trace, d.kernelNames = l.Set(), l.KernelNames()
+	d.trace, d.learned = l.Set(), l
 	return d.trace
 }
 
 // parseManifest turns the manifest an EventSource wrote into its trace
-// into events.
+// into events, whose bit maps name values as TraceEvent shows them.
 func parseManifest(xml []byte, source string, set *schema.Set) error {
 	providers, err := manifest.Parse(xml, source)
 	if err != nil {
 		return err
 	}
 	for _, p := range providers {
+		p.UseEventSourceMaps()
 		p.AddTo(set)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 var (
 	runtimeGUID = uuid.UUID{0xe1, 0x3c, 0x0d, 0x23, 0xcc, 0xbc, 0x4e, 0x12, 0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4}
 	rundownGUID = uuid.UUID{0xa6, 0x69, 0x02, 0x1c, 0xc4, 0x50, 0x46, 0x09, 0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18}
+	privateGUID = uuid.UUID{0x76, 0x3f, 0xd7, 0x54, 0x70, 0x86, 0x4d, 0xfe, 0x95, 0xeb, 0xc0, 0x1a, 0x46, 0xfa, 0xf4, 0xca}
 )
 
 // isDotNet reports whether a provider is one of the tables'.
@@ -79,6 +80,9 @@ func ApplyTraceEventConventions(s *schema.Set) {
 		if e.Payload != nil {
 			e.Payload = c.schema(ke.k.Provider, e.Payload, rule)
 			e.Computed = computedFor(e.Payload, rule)
+			if rule != nil && rule.spare > e.Payload.Spare {
+				e.Payload.Spare = rule.spare
+			}
 		}
 		s.Add(ke.k, &e)
 	}
@@ -96,11 +100,17 @@ type rule struct {
 	// rename maps a manifest field name to TraceEvent's.
 	rename map[string]string
 	// maps names the values of fields the manifest leaves unnamed;
-	// manifestMaps does so with a map of the provider's manifest, by name.
+	// manifestMaps does so with a map of the provider's manifest, by name,
+	// and runtimeMaps with one of the public runtime provider's, where a
+	// field of another .NET provider holds the same quantity.
 	maps         map[string]*payload.Map
 	manifestMaps map[string]string
+	runtimeMaps  map[string]string
 	// computed appends fields worked out from the payload.
 	computed func(r *record.Record, vals []payload.Value) []payload.Value
+	// spare is the number of values appended to the payload beyond
+	// computed's: TypeNames adds FinalizeObject's TypeName.
+	spare int
 }
 
 var rules = map[ruleKey]*rule{
@@ -109,8 +119,28 @@ var rules = map[ruleKey]*rule{
 	{runtimeGUID, 204}: {maps: map[string]*payload.Map{"CompactMechanisms": compactMechanisms, "ExpandMechanisms": expandMechanisms}},
 	{runtimeGUID, 205}: {maps: map[string]*payload.Map{"GlobalMechanisms": globalMechanisms, "PauseMode": pauseModes},
 		manifestMaps: map[string]string{"Reason": "GCReasonMap"}},
-	{rundownGUID, 280}: {name: "TieredCompilationRundown/SettingsDCStart"}, // the task's name, not its message
+	{rundownGUID, 280}:              {name: "TieredCompilationRundown/SettingsDCStart"}, // the task's name, not its message
+	{runtimeGUID, FinalizeObjectID}: {spare: 1},
+	// Events TraceEvent's own parser does not know: it names them from
+	// the trace's metadata, with the manifest's task name (the listing
+	// shows 200; 201 is its pair).
+	{runtimeGUID, 200}: {name: "GarbageCollection/IncreaseMemoryPressure"},
+	{runtimeGUID, 201}: {name: "GarbageCollection/DecreaseMemoryPressure"},
+	// The private provider's GC/GlobalHeapHistory logs the public one's
+	// Reason and GlobalMechanisms; its template names neither.
+	{privateGUID, 5}: {maps: map[string]*payload.Map{"GlobalMechanisms": globalMechanisms},
+		runtimeMaps: map[string]string{"Reason": "GCReasonMap"}},
+	{privateGUID, 188}: {maps: map[string]*payload.Map{"ReasonCode": ngenBindReasons}}, // NgenBinder/NgenBind
 }
+
+// ngenBindReasons names the reason codes of the private provider's
+// NgenBinder/NgenBind: the two the samples establish (TraceEvent prints
+// them so for codes 0 and 9). No public source at hand gives the rest of
+// the runtime's list; they stay numbers.
+var ngenBindReasons = payload.NewMap("NgenBindReasonCode", false, []payload.MapEntry{
+	{Value: 0, Name: "START_BIND"},
+	{Value: 9, Name: "REJECT_IL_SIG"},
+})
 
 // mapFixes are values TraceEvent names that a manifest map leaves out or
 // spells otherwise, by map name.
@@ -214,6 +244,8 @@ func (c *converter) fields(provider uuid.UUID, fs []payload.Field, r *rule, top 
 				g.Map = m
 			} else if name, ok := r.manifestMaps[f.Name]; ok {
 				g.Map = c.fixMap(c.byName[mapName{provider, name}])
+			} else if name, ok := r.runtimeMaps[f.Name]; ok {
+				g.Map = c.fixMap(c.byName[mapName{runtimeGUID, name}])
 			}
 		}
 		if r != nil && top {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
@@ -109,17 +107,17 @@ func (s *State) Learn(r *record.Record) {
 	case r.ProviderId == SysConfigTask:
 		switch r.EventDescriptor.Opcode {
 		case opVolumeMapping:
-			nt, rest, ok := utf16z(r.UserData)
-			dos, _, ok2 := utf16z(rest)
+			nt, rest, ok := payload.CutUTF16(r.UserData)
+			dos, _, ok2 := payload.CutUTF16(rest)
 			if ok && ok2 && len(nt) > 0 {
-				s.buf = appendUTF16(s.buf[:0], nt)
+				s.buf = payload.AppendUTF16(s.buf[:0], nt)
 				n := len(s.buf)
-				s.buf = appendUTF16(s.buf, dos)
+				s.buf = payload.AppendUTF16(s.buf, dos)
 				s.addVolume(s.buf[:n], s.buf[n:])
 			}
 		case opSystemPaths:
-			if dir, _, ok := utf16z(r.UserData); ok {
-				s.buf = appendUTF16(s.buf[:0], dir)
+			if dir, _, ok := payload.CutUTF16(r.UserData); ok {
+				s.buf = payload.AppendUTF16(s.buf[:0], dir)
 				if d := s.buf; len(d) >= 2 && d[1] == ':' && string(d[:2]) != s.systemDrive {
 					s.systemDrive = string(d[:2])
 				}
@@ -142,7 +140,7 @@ func (s *State) Learn(r *record.Record) {
 	if p == 8 {
 		key = binary.LittleEndian.Uint64(r.UserData)
 	}
-	name, _, ok := utf16z(r.UserData[p:])
+	name, _, ok := payload.CutUTF16(r.UserData[p:])
 	if !ok {
 		return
 	}
@@ -151,7 +149,7 @@ func (s *State) Learn(r *record.Record) {
 		s.names = s.names[:0]
 	}
 	off := len(s.names)
-	s.names = appendUTF16(s.names, name)
+	s.names = payload.AppendUTF16(s.names, name)
 	if old, ok := s.files[key]; ok && bytes.Equal(s.names[old.off:old.off+old.n], s.names[off:]) {
 		// Rundowns name the same file objects again: keep the one copy.
 		s.names = s.names[:off]
@@ -317,6 +315,10 @@ func (s *State) dosPath(f *payload.Field, text func([]byte) []byte) payload.Valu
 	case best >= 0:
 		s.buf = append(s.buf, s.volumes[best].dos...)
 		s.buf = append(s.buf, path[len(s.volumes[best].nt):]...)
+	case hasPrefixFold(path, uncDevice):
+		// The Multiple UNC Provider's device is the root of UNC paths.
+		s.buf = append(s.buf, `\`...)
+		s.buf = append(s.buf, path[len(uncDevice):]...)
 	case s.systemDrive != "" && onSystemDrive(path):
 		s.buf = append(s.buf, s.systemDrive...)
 		s.buf = append(s.buf, path...)
@@ -325,6 +327,9 @@ func (s *State) dosPath(f *payload.Field, text func([]byte) []byte) payload.Valu
 	}
 	return payload.NewString(f, s.buf[out:len(s.buf):len(s.buf)])
 }
+
+// uncDevice is the device of \\server\share paths.
+const uncDevice = `\Device\Mup\`
 
 // onSystemDrive reports whether path is rooted without naming a device or
 // a share (\Windows\…), which the kernel writes for files on the system
@@ -353,33 +358,6 @@ func hasPrefixFold(b []byte, prefix string) bool {
 		}
 	}
 	return true
-}
-
-// utf16z splits a NUL-terminated UTF-16 string from the front of b: its
-// code units' bytes, and what follows the terminator.
-func utf16z(b []byte) (str, rest []byte, ok bool) {
-	for i := 0; i+1 < len(b); i += 2 {
-		if b[i] == 0 && b[i+1] == 0 {
-			return b[:i], b[i+2:], true
-		}
-	}
-	return nil, nil, false
-}
-
-// appendUTF16 appends the UTF-16LE bytes b as UTF-8.
-func appendUTF16(dst, b []byte) []byte {
-	for i := 0; i+1 < len(b); i += 2 {
-		r := rune(binary.LittleEndian.Uint16(b[i:]))
-		if utf16.IsSurrogate(r) && i+3 < len(b) {
-			if d := utf16.DecodeRune(r, rune(binary.LittleEndian.Uint16(b[i+2:]))); d != utf8.RuneError {
-				dst = utf8.AppendRune(dst, d)
-				i += 2
-				continue
-			}
-		}
-		dst = utf8.AppendRune(dst, r)
-	}
-	return dst
 }
 
 var diskServiceField = &payload.Field{Name: "DiskServiceTimeMSec", InType: payload.InDouble}

@@ -54,6 +54,26 @@ func (p *Provider) AddTo(s *schema.Set) {
 	}
 }
 
+// UseEventSourceMaps makes the bit maps of the provider's events name
+// values as TraceEvent shows the manifests EventSources write into their
+// traces: by their single bits, joined with "|".
+func (p *Provider) UseEventSourceMaps() {
+	var walk func(fs []payload.Field)
+	walk = func(fs []payload.Field) {
+		for i := range fs {
+			if m := fs[i].Map; m != nil && m.Bits {
+				m.Separator, m.SingleBits = "|", true
+			}
+			walk(fs[i].Members)
+		}
+	}
+	for i := range p.Events {
+		if e := p.Events[i].Schema; e != nil && e.Payload != nil {
+			walk(e.Payload.Fields)
+		}
+	}
+}
+
 // Parse reads a manifest. source names it in errors (a file name, or where
 // in a trace the manifest came from). Every provider of the document is
 // returned, in document order; a document with none is not an error.

@@ -188,6 +188,33 @@ func TestOutTypesAndMaps(t *testing.T) {
 	assert.Equal(t, "Red", name)
 }
 
+// TestEventSourceMaps: the manifest of an EventSource names bits as
+// TraceEvent shows them, joined with "|", by single bits even where an
+// entry of several bits is the value.
+func TestEventSourceMaps(t *testing.T) {
+	p := loadTest(t)
+	p.UseEventSourceMaps()
+	e := event(t, p, 2, 0)
+	f := e.Payload.Fields
+	m := f[17].Map
+	assert.Equal(t, "|", m.Separator)
+	assert.True(t, m.SingleBits)
+	assert.Empty(t, f[16].Map.Separator, "value maps are left alone")
+	both := payload.NewMap("Both", true, append(m.Entries, payload.MapEntry{Value: 3, Name: "ReadWrite"}))
+	both.Separator, both.SingleBits = m.Separator, m.SingleBits
+	for v, want := range map[uint64]string{5: "Read|Execute", 3: "Read|Write", 0xB: "Read|Write|0x8", 2: "Write"} {
+		got, ok := both.AppendName(nil, v)
+		assert.True(t, ok)
+		assert.Equal(t, want, string(got), "%#x", v)
+	}
+	// A map as the other sources make it names the value by the entry.
+	both.Separator, both.SingleBits = "", false
+	got, _ := both.AppendName(nil, 3)
+	assert.Equal(t, "ReadWrite", string(got))
+	got, _ = both.AppendName(nil, 0xB)
+	assert.Equal(t, "Read, Write, 0x8", string(got))
+}
+
 func TestLengthsCountsAndStructs(t *testing.T) {
 	p := loadTest(t)
 	e := event(t, p, 3, 0)
@@ -250,7 +277,8 @@ func testRecord(id uint16, version uint8, data []byte) *record.Record {
 
 // TestNewerVersion: an event newer than the manifest decodes the fields
 // its highest older version knows, and the bytes the newer version added
-// are no error; at a version the manifest has, they are.
+// are no error; at a version the manifest has, they are. Either way they
+// are kept, as TrailingData.
 func TestNewerVersion(t *testing.T) {
 	p := loadTest(t)
 	s := &schema.Set{}
@@ -264,12 +292,12 @@ func TestNewerVersion(t *testing.T) {
 	assert.Equal(t, "Net", d.EventName)
 	assert.True(t, d.Decoded)
 	assert.NoError(t, d.Err)
-	assert.Equal(t, `{"A":1,"B":2}`, string(payload.AppendJSONObject(nil, d.Fields)))
+	assert.Equal(t, `{"A":1,"B":2,"TrailingData":"0x03000000"}`, string(payload.AppendJSONObject(nil, d.Fields)))
 
 	z.Describe(testRecord(6, 1, three), &d, true)
 	assert.True(t, d.Decoded)
 	assert.True(t, payload.IsTrailing(d.Err), "%v", d.Err)
-	assert.Equal(t, `{"A":1,"B":2}`, string(payload.AppendJSONObject(nil, d.Fields)))
+	assert.Equal(t, `{"A":1,"B":2,"TrailingData":"0x03000000"}`, string(payload.AppendJSONObject(nil, d.Fields)))
 
 	z.Describe(testRecord(6, 0, three[:4]), &d, true)
 	assert.NoError(t, d.Err)
