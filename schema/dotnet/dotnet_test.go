@@ -173,6 +173,38 @@ func TestBuiltInEvents(t *testing.T) {
 		string(payload.AppendJSONObject(nil, vals)))
 }
 
+// TestPrivateEventsAsTraceEventShowsThem: the private provider's events
+// get the names TraceEvent gives their values.
+func TestPrivateEventsAsTraceEventShowsThem(t *testing.T) {
+	private := uuid.MustParse("763fd754-7086-4dfe-95eb-c01a46faf4ca")
+	decode := func(id, version uint16, data []byte) string {
+		e, exact := dotnet.Set().Lookup(schema.Key{Provider: private, ID: id, Version: version})
+		require.NotNil(t, e)
+		require.True(t, exact)
+		vals, err := e.Payload.Decode(data, 8, nil)
+		require.NoError(t, err)
+		return string(payload.AppendJSONObject(nil, vals))
+	}
+	// GC/GlobalHeapHistory v1: the public provider's Reason and
+	// GlobalMechanisms maps.
+	assert.Equal(t, `{"FinalYoungestDesired":"0x1000","NumHeaps":1,"CondemnedGeneration":0,"Gen0ReductionCount":0,`+
+		`"Reason":0,"ReasonName":"AllocSmall","GlobalMechanisms":20,"GlobalMechanismsName":"Promotion, CardBundles","ClrInstanceID":9}`,
+		decode(5, 1, le(uint64(0x1000), uint32(1), uint32(0), uint32(0), uint32(0), uint32(20), uint16(9))))
+	// NgenBinder/NgenBind: the reason codes the samples establish.
+	assert.Equal(t, `{"ClrInstanceID":9,"BindingID":8164512,"ReasonCode":9,"ReasonCodeName":"REJECT_IL_SIG","AssemblyName":"mscorlib"}`,
+		decode(188, 0, le(uint16(9), uint64(8164512), uint32(9), "mscorlib")))
+
+	// GC/IncreaseMemoryPressure keeps the manifest's task name, as
+	// TraceEvent, whose own parser does not know it, names it.
+	e, _ := dotnet.Set().Lookup(schema.Key{Provider: runtimeGUID, ID: 200})
+	require.NotNil(t, e)
+	assert.Equal(t, "GarbageCollection/IncreaseMemoryPressure", e.Name)
+	// GC/FinalizeObject has room for its TypeName (see TypeNames).
+	e, _ = dotnet.Set().Lookup(schema.Key{Provider: runtimeGUID, ID: dotnet.FinalizeObjectID})
+	require.NotNil(t, e)
+	assert.Equal(t, 1, e.Payload.Spare)
+}
+
 // TestNewerVersionDecodes: a version of an event newer than the manifest
 // reads with the highest older one.
 func TestNewerVersionDecodes(t *testing.T) {

@@ -317,7 +317,7 @@ func (s *State) dosPath(f *payload.Field, text func([]byte) []byte) payload.Valu
 		s.buf = append(s.buf, path[len(s.volumes[best].nt):]...)
 	case hasPrefixFold(path, uncDevice):
 		// The Multiple UNC Provider's device is the root of UNC paths.
-		s.buf = append(s.buf, `\`...)
+		s.buf = append(s.buf, `\\`...)
 		s.buf = append(s.buf, path[len(uncDevice):]...)
 	case s.systemDrive != "" && onSystemDrive(path):
 		s.buf = append(s.buf, s.systemDrive...)
