@@ -222,7 +222,7 @@ func (z *Describer) traceLogging(r *record.Record, blob []byte, d *Description) 
 	// falls back to the payload's bytes.
 	if err == nil {
 		d.Fields, d.Decoded = vals, true
-		if _, ok := payload.HasTrailingData(vals); ok {
+		if endsWithTrailingData(vals) {
 			d.Err = payload.ErrTrailingData
 		}
 	}
@@ -239,7 +239,7 @@ func (z *Describer) decode(r *record.Record, e *schema.Event, exact bool, d *Des
 	// newer version than the schema they are what that version added, no
 	// error; at the schema's own version the record says more than its
 	// schema does.
-	if _, ok := payload.HasTrailingData(vals); ok && exact {
+	if exact && endsWithTrailingData(vals) {
 		err = payload.ErrTrailingData
 	}
 	if e.Computed != nil {
@@ -252,6 +252,12 @@ func (z *Describer) decode(r *record.Record, e *schema.Event, exact bool, d *Des
 	}
 	z.keep(vals)
 	d.Fields, d.Decoded, d.Err = vals, true, err
+}
+
+// endsWithTrailingData reports whether DecodeKeep kept bytes after the
+// last field: they are its last value.
+func endsWithTrailingData(vals []payload.Value) bool {
+	return len(vals) > 0 && vals[len(vals)-1].Field() == payload.TrailingData
 }
 
 // providerName names a non-kernel record's provider: from its traits,

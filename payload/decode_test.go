@@ -479,3 +479,14 @@ func TestDecodeKeep(t *testing.T) {
 	assert.ErrorIs(t, err, buffer.ErrTruncated)
 	assert.Empty(t, vals)
 }
+
+func TestUTF16Helpers(t *testing.T) {
+	s, rest, ok := payload.CutUTF16(cat(utf16le("a\U0001F600é"), []byte{0, 0, 7}))
+	require.True(t, ok)
+	assert.Equal(t, []byte{7}, rest)
+	assert.Equal(t, "a\U0001F600é", string(payload.AppendUTF16([]byte(">"), s))[1:])
+	_, _, ok = payload.CutUTF16([]byte{'a', 0, 0})
+	assert.False(t, ok, "a NUL byte that is not a whole code unit")
+	// A lone surrogate is U+FFFD; an odd last byte is left out.
+	assert.Equal(t, "\uFFFDx", string(payload.AppendUTF16(nil, []byte{0x00, 0xD8, 'x', 0, 'y'})))
+}

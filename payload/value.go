@@ -528,12 +528,20 @@ func CutUTF16(b []byte) (str, rest []byte, ok bool) {
 // AppendUTF16 appends the UTF-16LE text b as UTF-8, unpaired surrogates
 // as U+FFFD.
 func AppendUTF16(dst, b []byte) []byte {
-	it := runeIter{b: b, utf16: true}
-	for {
-		r, ok := it.next()
-		if !ok {
-			return dst
+	for i := 0; i+1 < len(b); i += 2 {
+		if b[i+1] == 0 && b[i] < utf8.RuneSelf {
+			dst = append(dst, b[i])
+			continue
+		}
+		r := rune(binary.LittleEndian.Uint16(b[i:]))
+		if utf16.IsSurrogate(r) && i+3 < len(b) {
+			if d := utf16.DecodeRune(r, rune(binary.LittleEndian.Uint16(b[i+2:]))); d != utf8.RuneError {
+				dst = utf8.AppendRune(dst, d)
+				i += 2
+				continue
+			}
 		}
 		dst = utf8.AppendRune(dst, r)
 	}
+	return dst
 }

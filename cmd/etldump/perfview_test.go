@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/etlkit/etlkit/internal/duckdb"
 	"github.com/etlkit/etlkit/internal/perfview"
+	"github.com/etlkit/etlkit/internal/samples"
 )
 
 // compareWithPerfView runs etldump --format jsonl (with extra flags) on a
@@ -167,4 +170,36 @@ func TestDotNetMergedTraceMatchesTraceEvent(t *testing.T) {
 	assert.Equal(t, perfview.Score{Names: 218, NamesAll: 218, Fields: 1125, FieldsAll: 1213, EmptyAbsent: 70}, total)
 	assert.GreaterOrEqual(t, float64(total.Names), 0.98*float64(total.NamesAll), "names")
 	t.Logf("fields agree for %.1f%% of those TraceEvent reads right", 100*float64(total.Fields)/float64(total.FieldsAll-misread))
+}
+
+// TestTrailingDataInEveryFormat: the private provider's GC/PerHeapHistory
+// v2 has a template with no fields, and its records carry 433 bytes:
+// every format shows them, as TrailingData, rather than an empty payload.
+func TestTrailingDataInEveryFormat(t *testing.T) {
+	path := samples.Path(t, "net452-x64-merged-compressed.etl")
+	filter := []string{"--provider", "763fd754-7086-4dfe-95eb-c01a46faf4ca", "--event-name", "GC/PerHeapHistory"} // DotNETRuntimePrivate
+	run := func(format string) string {
+		out, errs, code := runCmd(t, append(append([]string{"--format", format}, filter...), path)...)
+		require.Equal(t, 0, code, errs)
+		return out
+	}
+	jsonl := strings.Split(strings.TrimSuffix(run("jsonl"), "\n"), "\n")
+	require.Len(t, jsonl, 264)
+	var first struct{ Payload map[string]string }
+	require.NoError(t, json.Unmarshal([]byte(jsonl[0]), &first))
+	rest := first.Payload["TrailingData"]
+	require.Len(t, rest, 2+2*433, "%v", first.Payload)
+	assert.Len(t, first.Payload, 1)
+	for format, want := range map[string]string{
+		"text": " TrailingData=" + rest + "\n",
+		"csv":  `"{""TrailingData"":""` + rest + `""}"`,
+		"xml":  `<Data Name="TrailingData">` + rest + `</Data>`,
+	} {
+		assert.Contains(t, run(format), want, format)
+	}
+	out := filepath.Join(t.TempDir(), "p.parquet")
+	toParquet(t, out, 0, append(filter, path)...)
+	duckdb.Require(t)
+	res := duckdb.Query(t, "SELECT Payload->>'TrailingData' AS rest, UserData IS NULL AS raw FROM read_parquet("+sqlString(out)+") LIMIT 1")
+	assert.Equal(t, [][]any{{rest, true}}, res[0].Rows)
 }

@@ -150,6 +150,10 @@ func FuzzKernelClasses(f *testing.F) {
 				EventDescriptor: header.EventDescriptor{Opcode: opVolumeMapping}, UserData: p},
 			{HeaderType: header.TypeFull64, ProviderId: SysConfigTask,
 				EventDescriptor: header.EventDescriptor{Opcode: opSystemPaths}, UserData: p},
+			// And as a disk read's completion, on the disk its first bytes
+			// name.
+			{HeaderType: header.TypeSystem64, HookId: groupDiskIo<<8 | opDiskRead, Clock: &clock, RawTimeStamp: 1 << 40,
+				EventDescriptor: header.EventDescriptor{Opcode: opDiskRead}, UserData: p},
 		} {
 			state.Learn(&r)
 		}
