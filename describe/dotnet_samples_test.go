@@ -81,3 +81,43 @@ func TestTraceMetadataAgreesWithBuiltInDotNet(t *testing.T) {
 func rawText(v payload.Value) string {
 	return fmt.Sprintf("%v %x", v.Kind(), v.Raw())
 }
+
+// TestFinalizeObjectTypeNames: the runtime logs a type's BulkType just
+// after the first FinalizeObject of that type, so a Describer names it
+// only when a first pass learned the trace's type names, as TraceEvent
+// names it; in time order alone the first is empty and the next named.
+func TestFinalizeObjectTypeNames(t *testing.T) {
+	const name = "net452-x64-merged-compressed.etl"
+	f, err := etl.Open(samples.Path(t, name))
+	require.NoError(t, err)
+	defer f.Close()
+	l := describe.NewLearner()
+	l.Scan(f.Buffers(), &f.Header().Clock)
+	const cwt = "System.Runtime.CompilerServices.ConditionalWeakTable`2[System.Object,System.Object]"
+	n, ok := l.TypeNames().Name(3988, 0x72C61F4)
+	require.True(t, ok)
+	assert.Equal(t, cwt, n)
+
+	first := func(opts describe.Options) []string {
+		z := describe.New(opts)
+		var d describe.Description
+		var got []string
+		for r, err := range f.Events() {
+			require.NoError(t, err)
+			z.Describe(r, &d, true)
+			if d.EventName != "GC/FinalizeObject" {
+				continue
+			}
+			v, ok := payload.Lookup(d.Fields, "TypeName")
+			require.True(t, ok)
+			got = append(got, v.Str())
+			if len(got) == 3 {
+				break
+			}
+		}
+		return got
+	}
+	builtIn := []*schema.Set{dotnet.Set()}
+	assert.Equal(t, []string{cwt, "SubtreeFinalizer", cwt}, first(describe.Options{BuiltIn: builtIn, TypeNames: l.TypeNames()}))
+	assert.Equal(t, []string{"", "", cwt}, first(describe.Options{BuiltIn: builtIn}))
+}
