@@ -137,20 +137,14 @@ const shareGoal = 0.98
 
 // knownMisses are the fields (and names, field "") TraceEvent prints that
 // our records do not, by event, with the number of lines and the reason.
-var knownMisses = map[perfview.MissKey]perfview.Known{
+var knownMisses = func() map[perfview.MissKey]perfview.Known {
+	m := perfview.MergedKernelMisses()
 	// TraceEvent reads ImageID's ProcessID 4 bytes early, in the high half
 	// of the pointer-sized ImageSize, and shows 0; the payload holds the
 	// process (4 here, as TraceEvent's own PID column says).
-	{Event: "KernelTraceControl/ImageID", Field: "ProcessID"}: {Lines: 2, Why: perfview.Misreads},
-	// TraceEvent reads v2 IPv4 UDP records with getters of the v0 layout.
-	{Event: "Windows Kernel/UdpIp/Recv", Field: "context"}: {Lines: 5, Why: perfview.Misreads},
-	{Event: "Windows Kernel/UdpIp/Recv", Field: "dsize"}:   {Lines: 5, Why: perfview.Misreads},
-	{Event: "Windows Kernel/UdpIp/Send", Field: "context"}: {Lines: 1, Why: perfview.Misreads},
-	{Event: "Windows Kernel/UdpIp/Send", Field: "dsize"}:   {Lines: 1, Why: perfview.Misreads},
-	// TraceEvent shows the name its process table has for the ProcessID
-	// ("Idle", "svchost") instead of the record's ("", "svchost.exe").
-	{Event: "Windows Kernel/SystemConfig/Services", Field: "ProcessName"}: {Lines: 5, Why: perfview.ProcessTable},
-}
+	m[perfview.MissKey{Event: "KernelTraceControl/ImageID", Field: "ProcessID"}] = perfview.Known{Lines: 2, Why: perfview.Misreads}
+	return m
+}()
 
 // checkCounts holds TraceEvent's COUNT lines against ours. TraceEvent
 // leaves out some events; each such difference is named here.

@@ -1,10 +1,10 @@
 package dotnet
 
 import (
-	"bytes"
 	"encoding/binary"
 
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/internal/nametable"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 )
@@ -37,23 +37,13 @@ var RuntimeProvider = runtimeGUID
 //
 // The zero TypeNames is ready to use. It is not safe for concurrent use.
 type TypeNames struct {
-	ids  map[typeKey]span
-	text []byte // the names, UTF-8, that ids points into
+	ids nametable.Table[typeKey]
 }
 
 type typeKey struct {
 	pid uint32
 	id  uint64
 }
-
-type span struct{ off, n uint32 }
-
-// Bounds on the table: a trace that names more types, or longer ones,
-// starts it afresh, so that memory stays bounded.
-const (
-	maxTypes     = 1 << 20
-	maxTypeBytes = 64 << 20
-)
 
 // typeNameField is the field of the TypeName added to FinalizeObject.
 var typeNameField = &payload.Field{Name: "TypeName", InType: payload.InUnicodeString}
@@ -101,45 +91,18 @@ func (t *TypeNames) Learn(r *record.Record) {
 			return
 		}
 		p = rest[4+8*params:]
-		t.add(typeKey{r.ProcessId, id}, name)
+		t.ids.AddUTF16(typeKey{r.ProcessId, id}, name)
 	}
-}
-
-func (t *TypeNames) add(k typeKey, name []byte) {
-	if t.ids == nil || len(t.ids) >= maxTypes || len(t.text) >= maxTypeBytes {
-		t.ids = make(map[typeKey]span)
-		t.text = t.text[:0]
-	}
-	off := len(t.text)
-	t.text = payload.AppendUTF16(t.text, name)
-	if old, ok := t.ids[k]; ok && bytes.Equal(t.text[old.off:old.off+old.n], t.text[off:]) {
-		// The runtime names a type again in later events: keep one copy.
-		t.text = t.text[:off]
-		return
-	}
-	t.ids[k] = span{uint32(off), uint32(len(t.text) - off)}
 }
 
 // Clone returns a TypeNames that starts from what t knows and learns on
 // its own.
-func (t *TypeNames) Clone() *TypeNames {
-	c := &TypeNames{text: append([]byte(nil), t.text...)}
-	if t.ids != nil {
-		c.ids = make(map[typeKey]span, len(t.ids))
-		for k, v := range t.ids {
-			c.ids[k] = v
-		}
-	}
-	return c
-}
+func (t *TypeNames) Clone() *TypeNames { return &TypeNames{ids: t.ids.Clone()} }
 
 // Name is the name of a process's type id, and whether it is known.
 func (t *TypeNames) Name(pid uint32, id uint64) (string, bool) {
-	s, ok := t.ids[typeKey{pid, id}]
-	if !ok {
-		return "", false
-	}
-	return string(t.text[s.off : s.off+s.n]), true
+	n, ok := t.ids.Lookup(typeKey{pid, id})
+	return string(n), ok
 }
 
 // Rewrite appends TypeName to the decoded values of a FinalizeObject
@@ -154,9 +117,6 @@ func (t *TypeNames) Rewrite(r *record.Record, vals []payload.Value) []payload.Va
 	if !ok {
 		return vals
 	}
-	var name []byte
-	if s, ok := t.ids[typeKey{r.ProcessId, id.Uint()}]; ok {
-		name = t.text[s.off : s.off+s.n : s.off+s.n]
-	}
+	name, _ := t.ids.Lookup(typeKey{r.ProcessId, id.Uint()})
 	return append(vals, payload.NewString(typeNameField, name))
 }

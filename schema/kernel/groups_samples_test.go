@@ -41,21 +41,6 @@ func compared(name string) bool {
 	return false
 }
 
-// knownMisses are the fields TraceEvent prints that this package does not
-// give, by event and field, with the number of lines they miss on and why.
-var knownMisses = map[perfview.MissKey]perfview.Known{
-	// TraceEvent reads v2 IPv4 UDP records with two getters of the v0
-	// layout: context is the PID and size read as one pointer, dsize
-	// bytes of the sequence number.
-	{Event: "Windows Kernel/UdpIp/Recv", Field: "context"}: {Lines: 5, Why: perfview.Misreads},
-	{Event: "Windows Kernel/UdpIp/Recv", Field: "dsize"}:   {Lines: 5, Why: perfview.Misreads},
-	{Event: "Windows Kernel/UdpIp/Send", Field: "context"}: {Lines: 1, Why: perfview.Misreads},
-	{Event: "Windows Kernel/UdpIp/Send", Field: "dsize"}:   {Lines: 1, Why: perfview.Misreads},
-	// TraceEvent shows the name of ProcessID from its process table
-	// ("Idle", "svchost") instead of the record's ("", "svchost.exe").
-	{Event: "Windows Kernel/SystemConfig/Services", Field: "ProcessName"}: {Lines: 5, Why: perfview.ProcessTable},
-}
-
 // TestGroupsMatchTraceEvent compares every EVENT line TraceEvent printed
 // for the merged .NET sample in the groups of comparedTasks with the
 // record at the same time and processor: its name and every field. The
@@ -116,7 +101,7 @@ func TestGroupsMatchTraceEvent(t *testing.T) {
 	}
 
 	outs := perfview.Match(expected, x, perfview.ValueAgree)
-	perfview.CheckMisses(t, outs, knownMisses)
+	perfview.CheckMisses(t, outs, perfview.MergedKernelMisses())
 	total := perfview.Total(outs)
 	t.Logf("%v", total)
 	assert.Equal(t, perfview.Score{Names: 80, NamesAll: 80, Fields: 442 - 17, FieldsAll: 442}, total)

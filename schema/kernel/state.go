@@ -1,10 +1,10 @@
 package kernel
 
 import (
-	"bytes"
 	"encoding/binary"
 	"strings"
 
+	"github.com/etlkit/etlkit/internal/nametable"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
@@ -30,10 +30,9 @@ import (
 // The zero State is ready to use. It is not safe for concurrent use.
 type State struct {
 	volumes     []volume
-	systemDrive string // "C:", from the system paths
-	files       map[uint64]span
-	names       []byte // file names, UTF-8, that files points into
-	buf         []byte // the text of the values made for one record
+	systemDrive string                  // "C:", from the system paths
+	files       nametable.Table[uint64] // file names by file object
+	buf         []byte                  // the text of the values made for one record
 	// disks holds, by disk number, the time (FILETIME, 0 for none) the
 	// last disk request on that disk completed; lastDisk is the disk
 	// request Learn saw last, when it was the record Learn saw last.
@@ -54,15 +53,6 @@ const maxDisks = 1 << 10
 
 // volume maps an NT path prefix to its DOS form.
 type volume struct{ nt, dos string }
-
-type span struct{ off, n uint32 }
-
-// Bounds on the file-name table: a trace that names more files, or longer
-// ones, starts the table afresh, so that memory stays bounded.
-const (
-	maxFiles     = 1 << 20
-	maxNameBytes = 64 << 20
-)
 
 // SysConfig opcodes the state reads: two UTF-16 strings each.
 const (
@@ -144,18 +134,7 @@ func (s *State) Learn(r *record.Record) {
 	if !ok {
 		return
 	}
-	if s.files == nil || len(s.files) >= maxFiles || len(s.names) >= maxNameBytes {
-		s.files = make(map[uint64]span)
-		s.names = s.names[:0]
-	}
-	off := len(s.names)
-	s.names = payload.AppendUTF16(s.names, name)
-	if old, ok := s.files[key]; ok && bytes.Equal(s.names[old.off:old.off+old.n], s.names[off:]) {
-		// Rundowns name the same file objects again: keep the one copy.
-		s.names = s.names[:off]
-		return
-	}
-	s.files[key] = span{uint32(off), uint32(len(s.names) - off)}
+	s.files.AddUTF16(key, name)
 }
 
 // diskIoClass is the class GUID of DiskIo events relogged with classic
@@ -200,18 +179,11 @@ func (s *State) learnDisk(r *record.Record) {
 // are not copied: they are state in time order, which a first pass
 // would leave at the trace's end.
 func (s *State) Clone() *State {
-	c := &State{
+	return &State{
 		volumes:     append([]volume(nil), s.volumes...),
 		systemDrive: s.systemDrive,
-		names:       append([]byte(nil), s.names...),
+		files:       s.files.Clone(),
 	}
-	if s.files != nil {
-		c.files = make(map[uint64]span, len(s.files))
-		for k, v := range s.files {
-			c.files[k] = v
-		}
-	}
-	return c
 }
 
 // addVolume records a mapping; one the State has already costs nothing.
@@ -290,11 +262,10 @@ func (s *State) Rewrite(e *schema.Event, vals []payload.Value) []payload.Value {
 	if !hasKey || hasName {
 		return vals
 	}
-	f, ok := s.files[key.Uint()]
+	name, ok := s.files.Lookup(key.Uint())
 	if !ok {
 		return vals
 	}
-	name := s.names[f.off : f.off+f.n]
 	return append(vals, s.dosPath(fileNameField, func(dst []byte) []byte { return append(dst, name...) }))
 }
 
