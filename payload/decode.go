@@ -11,7 +11,7 @@ import (
 )
 
 // MaxValues bounds the values, array elements and struct members included,
-// that one Decode produces.
+// that one Decode produces (DecodeKeep may add one, the trailing bytes).
 const MaxValues = 1 << 16
 
 // Errors wrapped by what Decode returns, besides buffer.ErrMalformed and
@@ -117,11 +117,15 @@ func HasTrailingData(vals []Value) (Value, bool) {
 // slab keeps a slot after the top-level values and their Spare ones, so
 // that DecodeKeep can add the trailing bytes in place.
 func (s *Schema) decode(payload []byte, pointerSize int, dst []Value) ([]Value, int, error) {
-	spare := max(s.Spare, 0) + 1
+	spare := max(s.Spare, 0)
 	limit := (len(payload)+1)*(s.levels+1) + s.total + spare
 	if limit > MaxValues {
 		limit = MaxValues
 	}
+	// The slot for the trailing bytes, beyond the bound on the values
+	// the fields make.
+	spare++
+	limit++
 	d := decoder{p: payload, ptr: pointerSize, limit: limit}
 	if s.refs > inlineRefs {
 		d.more = make([]uint64, s.refs-inlineRefs)
