@@ -19,9 +19,6 @@ const (
 	FinalizeObjectID = 29
 )
 
-// RuntimeProvider is Microsoft-Windows-DotNETRuntime's GUID.
-var RuntimeProvider = runtimeGUID
-
 // TypeNames keeps the names the runtime's BulkType events give type ids,
 // per process, so that an event naming a type by id only
 // (GC/FinalizeObject) shows its TypeName as TraceEvent does.
@@ -33,7 +30,8 @@ var RuntimeProvider = runtimeGUID
 // cloned for each Describer does the same; the Describer's own, learned in
 // time order, has the latest name for an id whose type was unloaded and
 // its address reused. An id no BulkType names gets an empty TypeName, as
-// TraceEvent shows it.
+// TraceEvent shows it. Memory is bounded: past a million types or 64 MiB
+// of names the table starts afresh.
 //
 // The zero TypeNames is ready to use. It is not safe for concurrent use.
 type TypeNames struct {

@@ -63,4 +63,14 @@ func TestKernelFileCreate(t *testing.T) {
 	assert.Equal(t, `IrpPtr=0xFFFFFA830393A3E8; FileObject=0xFFFFFA83004BDA90; IssuingThreadId=3780; CreateOptions=32; `+
 		`FileAttributes=0x0; ShareAccess=Read; FileName=\\DfsClient\;Z:0\share\a.etl; CreateDisposition=CREATE_NEW`,
 		show(0x2000020, 1, `\Device\Mup\DfsClient\;Z:0\share\a.etl`))
+
+	// Showing a record so costs nothing once the buffers have grown.
+	var vals []payload.Value
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		vals, _ = e.Payload.DecodeKeep(r.UserData, 8, vals[:0])
+		vals = e.Computed(r, vals)
+		state.Learn(r)
+		vals = state.Rewrite(e, vals)
+	}))
+	assert.Len(t, vals, 8)
 }
