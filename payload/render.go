@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"net/netip"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -132,17 +134,25 @@ func AppendJSONObject(dst []byte, vals []Value) []byte {
 			dst = append(dst, ',')
 		}
 		v := &vals[i]
-		var name string
+		key, quoted := "", false
 		if v.field != nil {
-			name = v.field.Name
+			key, quoted = v.field.quotedName()
 		}
-		dst = appendJSONName(dst, name)
+		if quoted {
+			dst = append(dst, key...)
+		} else {
+			dst = appendJSONName(dst, v.Name())
+		}
 		dst = append(dst, ':')
 		dst = v.appendJSON(dst)
 		if v.field != nil && v.field.Map != nil && v.hasMap() {
 			mark := len(dst)
 			dst = append(dst, ',')
-			dst = appendJSONName(dst, vals[i].Name())
+			if quoted {
+				dst = append(dst, key...)
+			} else {
+				dst = appendJSONName(dst, v.Name())
+			}
 			dst = append(dst[:len(dst)-1], `Name":"`...)
 			named := len(dst)
 			var ok bool
@@ -191,16 +201,47 @@ func AppendTextFields(dst []byte, vals []Value, sep string) []byte {
 }
 
 func (v *Value) appendNumber(dst []byte, inJSON bool) []byte {
+	var in InType
+	var out OutType
+	if v.field != nil {
+		in, out = v.field.InType, v.field.OutType
+	}
+	if out == OutDefault {
+		// Most numbers: decimal, or hex for the hex in-types.
+		switch in {
+		case InHexInt32, InHexInt64, InPointer, InSizeT:
+			if inJSON {
+				dst = append(dst, '"')
+				dst = appendHex(dst, v.num&widthMask(len(v.raw)), 0)
+				return append(dst, '"')
+			}
+			return appendHex(dst, v.num&widthMask(len(v.raw)), 0)
+		}
+		if v.kind == KindInt {
+			return strconv.AppendInt(dst, int64(v.num), 10)
+		}
+		return strconv.AppendUint(dst, v.num, 10)
+	}
+	return v.appendFormatted(dst, in, out, inJSON)
+}
+
+// widthMask keeps the bits of an integer n bytes wide; all of them for a
+// value without bytes (a computed one).
+func widthMask(n int) uint64 {
+	if n <= 0 || n >= 8 {
+		return math.MaxUint64
+	}
+	return 1<<(8*n) - 1
+}
+
+// appendFormatted is appendNumber for a field whose out-type chooses the
+// form.
+func (v *Value) appendFormatted(dst []byte, in InType, out OutType, inJSON bool) []byte {
 	quote := func(dst []byte) []byte {
 		if inJSON {
 			dst = append(dst, '"')
 		}
 		return dst
-	}
-	var in InType
-	var out OutType
-	if v.field != nil {
-		in, out = v.field.InType, v.field.OutType
 	}
 	width := len(v.raw) * 8
 	var mask uint64 = math.MaxUint64
@@ -254,21 +295,19 @@ func (v *Value) appendNumber(dst []byte, inJSON bool) []byte {
 	return strconv.AppendUint(dst, v.num, 10)
 }
 
-// appendHex appends 0x and upper-case hex digits, at least minDigits of them.
+// appendHex appends 0x and upper-case hex digits, at least minDigits of
+// them (at most 16 count).
 func appendHex(dst []byte, x uint64, minDigits int) []byte {
-	var tmp [2 + 64]byte
-	i := len(tmp)
-	for n := 0; n < minDigits || x != 0 || n == 0; n++ {
-		i--
-		tmp[i] = hexDigits[x&0xF]
+	n := max((bits.Len64(x)+3)/4, min(minDigits, 16), 1)
+	at := len(dst)
+	dst = slices.Grow(dst, 2+n)[:at+2+n]
+	out := dst[at:]
+	out[0], out[1] = '0', 'x'
+	for i := len(out) - 1; i >= 2; i-- {
+		out[i] = hexDigits[x&0xF]
 		x >>= 4
-		if i == 2 {
-			break
-		}
 	}
-	i -= 2
-	tmp[i], tmp[i+1] = '0', 'x'
-	return append(dst, tmp[i:]...)
+	return dst
 }
 
 func (v Value) appendFloat(dst []byte, inJSON bool) []byte {
@@ -368,6 +407,16 @@ var jsonPlain = func() (t [256]uint8) {
 	}
 	return t
 }()
+
+// isPlainJSON reports whether s goes into a JSON string as it is.
+func isPlainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if jsonPlain[s[i]] == 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // appendJSONName quotes a field name; names are UTF-8 per the metadata
 // encoding, and range turns bad bytes into U+FFFD.
