@@ -130,30 +130,34 @@ func (v *Value) appendJSON(dst []byte) []byte {
 func AppendJSONObject(dst []byte, vals []Value) []byte {
 	dst = append(dst, '{')
 	for i := range vals {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
 		v := &vals[i]
-		key, quoted := "", false
+		key, keyed := "", false
 		if v.field != nil {
-			key, quoted = v.field.quotedName()
+			key, keyed = v.field.objectKey()
 		}
-		if quoted {
+		switch {
+		case keyed && i == 0:
+			dst = append(dst, key[1:]...)
+		case keyed:
 			dst = append(dst, key...)
-		} else {
+		default:
+			if i > 0 {
+				dst = append(dst, ',')
+			}
 			dst = appendJSONName(dst, v.Name())
+			dst = append(dst, ':')
 		}
-		dst = append(dst, ':')
 		dst = v.appendJSON(dst)
 		if v.field != nil && v.field.Map != nil && v.hasMap() {
 			mark := len(dst)
-			dst = append(dst, ',')
-			if quoted {
-				dst = append(dst, key...)
+			if keyed {
+				dst = append(dst, key[:len(key)-2]...)
 			} else {
+				dst = append(dst, ',')
 				dst = appendJSONName(dst, v.Name())
+				dst = dst[:len(dst)-1]
 			}
-			dst = append(dst[:len(dst)-1], `Name":"`...)
+			dst = append(dst, `Name":"`...)
 			named := len(dst)
 			var ok bool
 			if dst, ok = vals[i].AppendMapName(dst); !ok {
@@ -299,15 +303,25 @@ func (v *Value) appendFormatted(dst []byte, in InType, out OutType, inJSON bool)
 // them (at most 16 count).
 func appendHex(dst []byte, x uint64, minDigits int) []byte {
 	n := max((bits.Len64(x)+3)/4, min(minDigits, 16), 1)
-	at := len(dst)
-	dst = slices.Grow(dst, 2+n)[:at+2+n]
-	out := dst[at:]
-	out[0], out[1] = '0', 'x'
-	for i := len(out) - 1; i >= 2; i-- {
-		out[i] = hexDigits[x&0xF]
-		x >>= 4
-	}
-	return dst
+	// All sixteen digits at once, most significant first; the last n go
+	// out. Pointers and stack frames are most of the hex of a kernel trace.
+	var digits [16]byte
+	binary.LittleEndian.PutUint64(digits[0:], hexUpper8(bits.ReverseBytes32(uint32(x>>32))))
+	binary.LittleEndian.PutUint64(digits[8:], hexUpper8(bits.ReverseBytes32(uint32(x))))
+	dst = append(dst, '0', 'x')
+	return append(dst, digits[16-n:]...)
+}
+
+// hexUpper8 turns the four bytes of w (little-endian) into their eight
+// upper-case hex digits, first byte first, as a little-endian word.
+func hexUpper8(w uint32) uint64 {
+	s := uint64(w)
+	s = (s | s<<16) & 0x0000FFFF0000FFFF
+	s = (s | s<<8) & 0x00FF00FF00FF00FF // byte k of w in the low byte of lane k
+	n := (s>>4)&0x000F000F000F000F | (s&0x000F000F000F000F)<<8
+	// Each byte is now a nibble: add '0', and 'A'-'0'-10 more above 9.
+	above9 := ((n + 0x0606060606060606) >> 4) & 0x0101010101010101
+	return n + 0x3030303030303030 + above9*7
 }
 
 func (v Value) appendFloat(dst []byte, inJSON bool) []byte {
@@ -344,10 +358,14 @@ func appendTextRune(dst []byte, r rune) []byte {
 	return utf8.AppendRune(dst, r)
 }
 
+// The string appenders take runs of plain characters at a time, also
+// after a character that needs escaping: file paths have a backslash every
+// few characters.
+
 func (v Value) appendStringText(dst []byte) []byte {
 	it := v.runes()
-	dst = it.appendPlain(dst, &textPlain)
 	for {
+		dst = it.appendPlain(dst, &textPlain)
 		r, ok := it.next()
 		if !ok {
 			return dst
@@ -358,8 +376,8 @@ func (v Value) appendStringText(dst []byte) []byte {
 
 func appendJSONString(dst []byte, it runeIter) []byte {
 	dst = append(dst, '"')
-	dst = it.appendPlain(dst, &jsonPlain)
 	for {
+		dst = it.appendPlain(dst, &jsonPlain)
 		r, ok := it.next()
 		if !ok {
 			return append(dst, '"')
@@ -375,9 +393,22 @@ func (it *runeIter) appendPlain(dst []byte, plain *[256]uint8) []byte {
 	b := it.b
 	i := 0
 	if it.utf16 {
-		for ; i+1 < len(b) && b[i+1] == 0 && plain[b[i]] != 0; i += 2 {
-			dst = append(dst, b[i])
+		n := len(dst)
+		dst = slices.Grow(dst, len(b)/2)
+		out := dst[n : n+len(b)/2]
+		j := 0
+		// Four characters at a time while they are all ASCII and plain.
+		for ; i+8 <= len(b); i, j = i+8, j+4 {
+			w := binary.LittleEndian.Uint64(b[i:])
+			if w&0xFF00FF00FF00FF00 != 0 || plain[byte(w)]&plain[byte(w>>16)]&plain[byte(w>>32)]&plain[byte(w>>48)] == 0 {
+				break
+			}
+			binary.LittleEndian.PutUint32(out[j:], uint32(w&0xFF|w>>8&0xFF00|w>>16&0xFF0000|w>>24&0xFF000000))
 		}
+		for ; i+1 < len(b) && b[i+1] == 0 && plain[b[i]] != 0; i, j = i+2, j+1 {
+			out[j] = b[i]
+		}
+		dst = dst[:n+j]
 	} else {
 		for i < len(b) && plain[b[i]] != 0 {
 			i++
