@@ -12,6 +12,8 @@
 package describe
 
 import (
+	"encoding/binary"
+
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/header"
@@ -84,6 +86,26 @@ type Describer struct {
 	// the names of .NET types, for the events that give only their ids.
 	kernel kernel.State
 	types  dotnet.TypeNames
+	// found remembers what the sets said of the keys looked up lately;
+	// foundAdds is the sets' Adds it holds for.
+	found     [foundSlots]setLookup
+	foundAdds uint64
+}
+
+// foundSlots is the number of keys the Describer remembers: a trace's
+// events are a few hundred kinds, a few dozen of them most of its records.
+const foundSlots = 256
+
+// setLookup is what the sets say of one key: the trace's own, and then the
+// user's and the built-in ones, once asked (setsDone).
+type setLookup struct {
+	key        schema.Key
+	valid      bool
+	trace      *schema.Event
+	traceExact bool
+	setsDone   bool
+	sets       *schema.Event
+	setsExact  bool
 }
 
 // New returns a Describer over the given sources.
@@ -157,15 +179,14 @@ func (z *Describer) unnamedKernel(group, opcode uint8) string {
 // d itself, since its schema is in the record.
 func (z *Describer) lookup(r *record.Record, d *Description) (*schema.Event, bool) {
 	if d.Kernel || r.HeaderType.IsClassic() {
-		if k := classicKey(r, d); z.opts.Trace != nil {
-			if e, exact := z.opts.Trace.Lookup(k); e != nil {
-				return e, exact
-			}
+		f := z.remembered(classicKey(r, d))
+		if f.trace != nil {
+			return f.trace, f.traceExact
 		}
 		if e, exact, ok := kernel.LookupRecord(r); ok {
 			return e, exact
 		}
-		return z.lookupSets(classicKey(r, d))
+		return z.lookupSets(f)
 	}
 	if r.HeaderType != header.TypeEventHeader32 && r.HeaderType != header.TypeEventHeader64 {
 		return nil, false
@@ -174,13 +195,11 @@ func (z *Describer) lookup(r *record.Record, d *Description) (*schema.Event, boo
 		z.traceLogging(r, it.Data, d)
 		return nil, false
 	}
-	k := schema.Key{Provider: r.ProviderId, ID: r.EventDescriptor.Id, Version: uint16(r.EventDescriptor.Version)}
-	if z.opts.Trace != nil {
-		if e, exact := z.opts.Trace.Lookup(k); e != nil {
-			return e, exact
-		}
+	f := z.remembered(schema.Key{Provider: r.ProviderId, ID: r.EventDescriptor.Id, Version: uint16(r.EventDescriptor.Version)})
+	if f.trace != nil {
+		return f.trace, f.traceExact
 	}
-	return z.lookupSets(k)
+	return z.lookupSets(f)
 }
 
 // classicKey is the key of a classic (MOF) record: its class GUID (for a
@@ -190,8 +209,56 @@ func classicKey(r *record.Record, d *Description) schema.Key {
 		Version: r.ClassVersion, Classic: true}
 }
 
-// lookupSets searches the user's manifests, then the built-in sets.
-func (z *Describer) lookupSets(k schema.Key) (*schema.Event, bool) {
+// remembered is the slot of key k, with what the trace's own set says of
+// it. Looking a key up in a Set hashes it and walks a map; the slot costs a
+// multiplication and a comparison.
+func (z *Describer) remembered(k schema.Key) *setLookup {
+	if adds := z.adds(); adds != z.foundAdds {
+		// An event was added since: what was looked up may read
+		// otherwise now.
+		z.found = [foundSlots]setLookup{}
+		z.foundAdds = adds
+	}
+	le := binary.LittleEndian
+	h := le.Uint64(k.Provider[:8]) ^ le.Uint64(k.Provider[8:]) ^ uint64(k.ID)<<20 ^ uint64(k.Version)<<40
+	f := &z.found[(h*0x9E3779B97F4A7C15)>>56%foundSlots]
+	if f.valid && f.key == k {
+		return f
+	}
+	*f = setLookup{key: k, valid: true}
+	if z.opts.Trace != nil {
+		f.trace, f.traceExact = z.opts.Trace.Lookup(k)
+	}
+	return f
+}
+
+// adds sums the Adds of every set.
+func (z *Describer) adds() uint64 {
+	var n uint64
+	if z.opts.Trace != nil {
+		n += z.opts.Trace.Adds()
+	}
+	if z.opts.Manifests != nil {
+		n += z.opts.Manifests.Adds()
+	}
+	for _, s := range z.opts.BuiltIn {
+		n += s.Adds()
+	}
+	return n
+}
+
+// lookupSets is what the user's manifests, then the built-in sets, say of
+// f's key.
+func (z *Describer) lookupSets(f *setLookup) (*schema.Event, bool) {
+	if !f.setsDone {
+		f.sets, f.setsExact = z.searchSets(f.key)
+		f.setsDone = true
+	}
+	return f.sets, f.setsExact
+}
+
+// searchSets searches the user's manifests, then the built-in sets.
+func (z *Describer) searchSets(k schema.Key) (*schema.Event, bool) {
 	if z.opts.Manifests != nil {
 		if e, exact := z.opts.Manifests.Lookup(k); e != nil {
 			return e, exact

@@ -2,6 +2,7 @@ package describe_test
 
 import (
 	"encoding/binary"
+	"strconv"
 	"testing"
 	"unsafe"
 
@@ -152,3 +153,44 @@ func TestKernelRecords(t *testing.T) {
 }
 
 func unsafeStringData(s string) *byte { return unsafe.StringData(s) }
+
+// A Describer remembers what the sets said of a key; an event added to a
+// set afterwards, as a Learner adds one record at a time, is seen all the
+// same.
+func TestLookupsFollowTheSets(t *testing.T) {
+	var trace, builtIn schema.Set
+	z := describe.New(describe.Options{Trace: &trace, BuiltIn: []*schema.Set{&builtIn}})
+	var d describe.Description
+	r := manifestRecord(3, 0, le32(1))
+	z.Describe(r, &d, true)
+	assert.Equal(t, "", d.EventName)
+
+	builtIn.Add(schema.Key{Provider: provider, ID: 3}, event("BuiltIn", payload.Field{Name: "B", InType: payload.InUInt32}))
+	z.Describe(r, &d, true)
+	assert.Equal(t, "BuiltIn", d.EventName)
+
+	trace.Add(schema.Key{Provider: provider, ID: 3}, event("FromTrace", payload.Field{Name: "A", InType: payload.InUInt32}))
+	z.Describe(r, &d, true)
+	assert.Equal(t, "FromTrace", d.EventName)
+
+	// Many keys at once, each described as its own, again and again.
+	for id := uint16(100); id < 1100; id++ {
+		trace.Add(schema.Key{Provider: provider, ID: id}, event("E"+strconv.Itoa(int(id)), payload.Field{Name: "A", InType: payload.InUInt32}))
+	}
+	for range 3 {
+		for id := uint16(100); id < 1100; id++ {
+			z.Describe(manifestRecord(id, 0, le32(1)), &d, true)
+			require.Equal(t, "E"+strconv.Itoa(int(id)), d.EventName)
+		}
+	}
+	// A classic record's key is not an event's with the same numbers.
+	c := &record.Record{HeaderType: header.TypeFull64, ProviderId: provider,
+		EventDescriptor: header.EventDescriptor{Opcode: 3}, UserData: le32(1)}
+	z.Describe(c, &d, true)
+	assert.Equal(t, "", d.EventName)
+	trace.Add(schema.Key{Provider: provider, ID: 3, Classic: true}, event("Classic", payload.Field{Name: "C", InType: payload.InUInt32}))
+	z.Describe(c, &d, true)
+	assert.Equal(t, "Classic", d.EventName)
+	z.Describe(r, &d, true)
+	assert.Equal(t, "FromTrace", d.EventName)
+}

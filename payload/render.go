@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"math/bits"
 	"net/netip"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -128,22 +130,34 @@ func (v *Value) appendJSON(dst []byte) []byte {
 func AppendJSONObject(dst []byte, vals []Value) []byte {
 	dst = append(dst, '{')
 	for i := range vals {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
 		v := &vals[i]
-		var name string
+		key, keyed := "", false
 		if v.field != nil {
-			name = v.field.Name
+			key, keyed = v.field.objectKey()
 		}
-		dst = appendJSONName(dst, name)
-		dst = append(dst, ':')
+		switch {
+		case keyed && i == 0:
+			dst = append(dst, key[1:]...)
+		case keyed:
+			dst = append(dst, key...)
+		default:
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONName(dst, v.Name())
+			dst = append(dst, ':')
+		}
 		dst = v.appendJSON(dst)
 		if v.field != nil && v.field.Map != nil && v.hasMap() {
 			mark := len(dst)
-			dst = append(dst, ',')
-			dst = appendJSONName(dst, vals[i].Name())
-			dst = append(dst[:len(dst)-1], `Name":"`...)
+			if keyed {
+				dst = append(dst, key[:len(key)-2]...)
+			} else {
+				dst = append(dst, ',')
+				dst = appendJSONName(dst, v.Name())
+				dst = dst[:len(dst)-1]
+			}
+			dst = append(dst, `Name":"`...)
 			named := len(dst)
 			var ok bool
 			if dst, ok = vals[i].AppendMapName(dst); !ok {
@@ -191,16 +205,47 @@ func AppendTextFields(dst []byte, vals []Value, sep string) []byte {
 }
 
 func (v *Value) appendNumber(dst []byte, inJSON bool) []byte {
+	var in InType
+	var out OutType
+	if v.field != nil {
+		in, out = v.field.InType, v.field.OutType
+	}
+	if out == OutDefault {
+		// Most numbers: decimal, or hex for the hex in-types.
+		switch in {
+		case InHexInt32, InHexInt64, InPointer, InSizeT:
+			if inJSON {
+				dst = append(dst, '"')
+				dst = appendHex(dst, v.num&widthMask(len(v.raw)), 0)
+				return append(dst, '"')
+			}
+			return appendHex(dst, v.num&widthMask(len(v.raw)), 0)
+		}
+		if v.kind == KindInt {
+			return strconv.AppendInt(dst, int64(v.num), 10)
+		}
+		return strconv.AppendUint(dst, v.num, 10)
+	}
+	return v.appendFormatted(dst, in, out, inJSON)
+}
+
+// widthMask keeps the bits of an integer n bytes wide; all of them for a
+// value without bytes (a computed one).
+func widthMask(n int) uint64 {
+	if n <= 0 || n >= 8 {
+		return math.MaxUint64
+	}
+	return 1<<(8*n) - 1
+}
+
+// appendFormatted is appendNumber for a field whose out-type chooses the
+// form.
+func (v *Value) appendFormatted(dst []byte, in InType, out OutType, inJSON bool) []byte {
 	quote := func(dst []byte) []byte {
 		if inJSON {
 			dst = append(dst, '"')
 		}
 		return dst
-	}
-	var in InType
-	var out OutType
-	if v.field != nil {
-		in, out = v.field.InType, v.field.OutType
 	}
 	width := len(v.raw) * 8
 	var mask uint64 = math.MaxUint64
@@ -254,21 +299,29 @@ func (v *Value) appendNumber(dst []byte, inJSON bool) []byte {
 	return strconv.AppendUint(dst, v.num, 10)
 }
 
-// appendHex appends 0x and upper-case hex digits, at least minDigits of them.
+// appendHex appends 0x and upper-case hex digits, at least minDigits of
+// them (at most 16 count).
 func appendHex(dst []byte, x uint64, minDigits int) []byte {
-	var tmp [2 + 64]byte
-	i := len(tmp)
-	for n := 0; n < minDigits || x != 0 || n == 0; n++ {
-		i--
-		tmp[i] = hexDigits[x&0xF]
-		x >>= 4
-		if i == 2 {
-			break
-		}
-	}
-	i -= 2
-	tmp[i], tmp[i+1] = '0', 'x'
-	return append(dst, tmp[i:]...)
+	n := max((bits.Len64(x)+3)/4, min(minDigits, 16), 1)
+	// All sixteen digits at once, most significant first; the last n go
+	// out. Pointers and stack frames are most of the hex of a kernel trace.
+	var digits [16]byte
+	binary.LittleEndian.PutUint64(digits[0:], hexUpper8(bits.ReverseBytes32(uint32(x>>32))))
+	binary.LittleEndian.PutUint64(digits[8:], hexUpper8(bits.ReverseBytes32(uint32(x))))
+	dst = append(dst, '0', 'x')
+	return append(dst, digits[16-n:]...)
+}
+
+// hexUpper8 turns the four bytes of w (little-endian) into their eight
+// upper-case hex digits, first byte first, as a little-endian word.
+func hexUpper8(w uint32) uint64 {
+	s := uint64(w)
+	s = (s | s<<16) & 0x0000FFFF0000FFFF
+	s = (s | s<<8) & 0x00FF00FF00FF00FF // byte k of w in the low byte of lane k
+	n := (s>>4)&0x000F000F000F000F | (s&0x000F000F000F000F)<<8
+	// Each byte is now a nibble: add '0', and 'A'-'0'-10 more above 9.
+	above9 := ((n + 0x0606060606060606) >> 4) & 0x0101010101010101
+	return n + 0x3030303030303030 + above9*7
 }
 
 func (v Value) appendFloat(dst []byte, inJSON bool) []byte {
@@ -305,10 +358,14 @@ func appendTextRune(dst []byte, r rune) []byte {
 	return utf8.AppendRune(dst, r)
 }
 
+// The string appenders take runs of plain characters at a time, also
+// after a character that needs escaping: file paths have a backslash every
+// few characters.
+
 func (v Value) appendStringText(dst []byte) []byte {
 	it := v.runes()
-	dst = it.appendPlain(dst, &textPlain)
 	for {
+		dst = it.appendPlain(dst, &textPlain)
 		r, ok := it.next()
 		if !ok {
 			return dst
@@ -319,8 +376,8 @@ func (v Value) appendStringText(dst []byte) []byte {
 
 func appendJSONString(dst []byte, it runeIter) []byte {
 	dst = append(dst, '"')
-	dst = it.appendPlain(dst, &jsonPlain)
 	for {
+		dst = it.appendPlain(dst, &jsonPlain)
 		r, ok := it.next()
 		if !ok {
 			return append(dst, '"')
@@ -336,9 +393,22 @@ func (it *runeIter) appendPlain(dst []byte, plain *[256]uint8) []byte {
 	b := it.b
 	i := 0
 	if it.utf16 {
-		for ; i+1 < len(b) && b[i+1] == 0 && plain[b[i]] != 0; i += 2 {
-			dst = append(dst, b[i])
+		n := len(dst)
+		dst = slices.Grow(dst, len(b)/2)
+		out := dst[n : n+len(b)/2]
+		j := 0
+		// Four characters at a time while they are all ASCII and plain.
+		for ; i+8 <= len(b); i, j = i+8, j+4 {
+			w := binary.LittleEndian.Uint64(b[i:])
+			if w&0xFF00FF00FF00FF00 != 0 || plain[byte(w)]&plain[byte(w>>16)]&plain[byte(w>>32)]&plain[byte(w>>48)] == 0 {
+				break
+			}
+			binary.LittleEndian.PutUint32(out[j:], uint32(w&0xFF|w>>8&0xFF00|w>>16&0xFF0000|w>>24&0xFF000000))
 		}
+		for ; i+1 < len(b) && b[i+1] == 0 && plain[b[i]] != 0; i, j = i+2, j+1 {
+			out[j] = b[i]
+		}
+		dst = dst[:n+j]
 	} else {
 		for i < len(b) && plain[b[i]] != 0 {
 			i++
@@ -368,6 +438,16 @@ var jsonPlain = func() (t [256]uint8) {
 	}
 	return t
 }()
+
+// isPlainJSON reports whether s goes into a JSON string as it is.
+func isPlainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if jsonPlain[s[i]] == 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // appendJSONName quotes a field name; names are UTF-8 per the metadata
 // encoding, and range turns bad bytes into U+FFFD.

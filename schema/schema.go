@@ -85,10 +85,16 @@ type Set struct {
 	events    map[Key]*Event
 	versions  map[Key][]uint16 // the versions held, sorted, by key with Version 0
 	providers map[uuid.UUID]string
+	adds      uint64
 }
+
+// Adds counts the calls of Add so far: a cache of lookups that saw the same
+// count saw the same events.
+func (s *Set) Adds() uint64 { return s.adds }
 
 // Add puts an event in the set, replacing one with the same key.
 func (s *Set) Add(k Key, e *Event) {
+	s.adds++
 	if s.events == nil {
 		s.events = make(map[Key]*Event)
 		s.versions = make(map[Key][]uint16)

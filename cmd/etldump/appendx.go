@@ -223,9 +223,14 @@ func appendUintDigits(dst []byte, v uint64) []byte {
 	}
 	// Count the digits, then write them in place from the right, two per
 	// division: timestamps and process ids take this path on every record.
-	digits := 3
-	for p := uint64(1000); digits < 20 && v >= p; p *= 10 {
+	// 1233/4096 is just above log10(2): the estimate from the bit length
+	// is the digit count or one less.
+	digits := (bits.Len64(v) * 1233) >> 12
+	if digits < 19 && v >= powersOf10[digits] {
 		digits++
+	}
+	if digits == 19 && v >= 1e19 {
+		digits = 20
 	}
 	n := len(dst)
 	dst = slices.Grow(dst, digits)[:n+digits]
@@ -245,6 +250,15 @@ func appendUintDigits(dst []byte, v uint64) []byte {
 	}
 	return dst
 }
+
+// powersOf10 are 10^0 to 10^18.
+var powersOf10 = func() (p [19]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
 
 const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
 	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" + "60616263646566676869" +

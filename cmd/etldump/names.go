@@ -43,6 +43,11 @@ func (z *describer) describe(r *record.Record, d *describe.Description) {
 	z.d.Describe(r, d, z.payload)
 }
 
+// keptBytes bounds the decompressed buffers that the first pass over
+// compressed inputs keeps for the second: about as much as a compressed
+// trace of 8 MiB holds.
+const keptBytes = 48 << 20
+
 // maxLearnWarnings bounds the lines a run prints about metadata it could
 // not use.
 const maxLearnWarnings = 10
@@ -81,6 +86,10 @@ func (d *dumper) learnTrace() *schema.Set {
 	l.Defer(dotnet.Set())
 	for _, in := range d.inputs {
 		before := len(l.Errors())
+		// The pass that reads the records after this one takes the
+		// buffers this one decompressed instead of decompressing them
+		// again.
+		in.f.KeepDecompressed(keptBytes / len(d.inputs))
 		l.Scan(in.f.Buffers(), &in.f.Header().Clock)
 		for i, err := range l.Errors()[before:] {
 			if before+i >= maxLearnWarnings {
