@@ -52,6 +52,12 @@ func ParsePrefix(b []byte) (p Prefix, end bool, err error) {
 	switch {
 	case flags&(MarkerTraceHeader|MarkerEventTrace) == MarkerTraceHeader|MarkerEventTrace:
 		p.Type = Type(b[2])
+		if p.Type == TypeMessage {
+			// 0x0F is the message's value in the type enum, but only the
+			// 0x90 flags mark a message on disk; under 0xC0 the bytes
+			// have no layout, and a writer could not keep them apart.
+			return Prefix{}, false, fmt.Errorf("%w: 0x%02x under marker flags 0x%02x", buffer.ErrUnknownHeaderType, uint8(p.Type), flags)
+		}
 	case flags&(MarkerTraceHeader|MarkerEventTrace|MarkerMessage) == MarkerTraceHeader|MarkerMessage:
 		p.Type = TypeMessage
 	default:

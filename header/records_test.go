@@ -96,6 +96,12 @@ func TestPrefixRejectsBadRecords(t *testing.T) {
 	// Unknown type with the 0xC0 marker.
 	_, _, err = header.ParsePrefix([]byte{0x10, 0, 0x30, 0xC0, 0, 0, 0, 0})
 	assert.ErrorIs(t, err, buffer.ErrUnknownHeaderType)
+	// The message type under the 0xC0 marker: only the 0x90 flags mark a message.
+	_, _, err = header.ParsePrefix([]byte{0x10, 0, 0x0F, 0xC0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+	assert.ErrorIs(t, err, buffer.ErrUnknownHeaderType)
+	p, _, err := header.ParsePrefix([]byte{0x10, 0, 0, 0x90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+	require.NoError(t, err)
+	assert.Equal(t, header.Prefix{Type: header.TypeMessage, Size: 0x10}, p)
 	// The fill marker and a short tail end the buffer.
 	_, end, err := header.ParsePrefix([]byte{0xFF, 0xFF, 0xFF, 0xFF, 0})
 	assert.True(t, end)
