@@ -1,6 +1,9 @@
 package order
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // key orders the heads of the streams: the time t (see stampOf), then hi,
 // which packs the fraction of 100 ns below t (several sources only), the
@@ -78,13 +81,28 @@ func (t *loserTree) init(keys []key) {
 func (t *loserTree) winner() int { return int(t.node[0].s) }
 
 // replay restores the tree after the key of stream s (the winner) changed.
+// The matches are played without branches: which of two keys wins depends
+// on the data and is no better than a coin toss for the processor's
+// branch predictor, so a branch per match would cost a misprediction every
+// other match. The comparison of (t, hi) is a 128-bit subtraction whose
+// borrow says "less", and the borrow, made a mask, selects loser and winner.
 func (t *loserTree) replay(s int) {
 	node := t.node
-	w := treeNode{t.keys[s], int32(s)}
+	k := &t.keys[s]
+	wt, whi, ws := uint64(k.t)^signBit, k.hi, uint64(s)
 	for n := uint(s+len(node)) >> 1; n > 0 && n < uint(len(node)); n >>= 1 {
-		if l := &node[n]; l.t < w.t || l.t == w.t && l.hi < w.hi {
-			*l, w = w, *l
-		}
+		l := &node[n]
+		lt, lhi, ls := uint64(l.t)^signBit, l.hi, uint64(l.s)
+		_, b := bits.Sub64(lhi, whi, 0)
+		_, b = bits.Sub64(lt, wt, b)
+		// b is 1 when the loser kept here is earlier: it goes on, w stays.
+		m := -b
+		dt, dhi, ds := (lt^wt)&m, (lhi^whi)&m, (ls^ws)&m
+		l.t, l.hi, l.s = int64((lt^dt)^signBit), lhi^dhi, int32(ls^ds)
+		wt, whi, ws = wt^dt, whi^dhi, ws^ds
 	}
-	node[0].s = w.s
+	node[0].s = int32(ws)
 }
+
+// signBit flips the order of int64 into that of uint64.
+const signBit = 1 << 63
