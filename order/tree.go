@@ -42,9 +42,12 @@ type loserTree struct {
 	keys []key
 }
 
+// treeNode is a loser's key and number. The time is kept with its sign
+// bit flipped (see signBit), the form replay compares.
 type treeNode struct {
-	key
-	s int32
+	t  uint64
+	hi uint64
+	s  int32
 }
 
 func (t *loserTree) init(keys []key) {
@@ -68,7 +71,7 @@ func (t *loserTree) init(keys []key) {
 		if t.keys[b].less(&t.keys[a]) {
 			a, b = b, a
 		}
-		win[n], t.node[n] = a, treeNode{t.keys[b], b}
+		win[n], t.node[n] = a, treeNode{uint64(t.keys[b].t) ^ signBit, t.keys[b].hi, b}
 	}
 	if k == 1 {
 		t.node[0].s = 0
@@ -89,17 +92,20 @@ func (t *loserTree) winner() int { return int(t.node[0].s) }
 func (t *loserTree) replay(s int) {
 	node := t.node
 	k := &t.keys[s]
-	wt, whi, ws := uint64(k.t)^signBit, k.hi, uint64(s)
+	wt, whi, ws := uint64(k.t)^signBit, k.hi, uint32(s)
 	for n := uint(s+len(node)) >> 1; n > 0 && n < uint(len(node)); n >>= 1 {
 		l := &node[n]
-		lt, lhi, ls := uint64(l.t)^signBit, l.hi, uint64(l.s)
+		lt, lhi := l.t, l.hi
 		_, b := bits.Sub64(lhi, whi, 0)
 		_, b = bits.Sub64(lt, wt, b)
 		// b is 1 when the loser kept here is earlier: it goes on, w stays.
 		m := -b
-		dt, dhi, ds := (lt^wt)&m, (lhi^whi)&m, (ls^ws)&m
-		l.t, l.hi, l.s = int64((lt^dt)^signBit), lhi^dhi, int32(ls^ds)
-		wt, whi, ws = wt^dt, whi^dhi, ws^ds
+		dt, dhi := (lt^wt)&m, (lhi^whi)&m
+		l.t, l.hi = lt^dt, lhi^dhi
+		wt, whi = wt^dt, whi^dhi
+		ls := uint32(l.s)
+		ds := (ls ^ ws) & uint32(m)
+		l.s, ws = int32(ls^ds), ws^ds
 	}
 	node[0].s = int32(ws)
 }
