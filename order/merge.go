@@ -90,19 +90,21 @@ func (m *Merge) reset() {
 type stream struct {
 	// The fields the merge touches for every record come first, to share
 	// a cache line or two.
-	recp    *record.Record // the stream's current record
-	t       int64          // time of recp (see stampOf)
+	recp *record.Record // the stream's current record
+	// t and f are the time of recp (see stampOf); until the stream's
+	// first record, t is the smallest time, for the inversions.
+	t       int64
 	f       uint32
-	lastF   uint32
 	k       *key
+	hi      uint64 // the key's hi for cur's records, but for the fraction
 	cur     *slot
 	i       int  // next of cur's records decoded ahead
 	active  bool // the merge takes records from cur
 	done    bool
-	last    int64 // time of the record before, for the inversions
 	records int
 	id      int
 	src     int
+	types   *[256]int // the source's count of records by header type
 	obs     Observer
 	st      *StreamStats // filled in by finish, but for the inversions
 
@@ -161,7 +163,8 @@ func (m *Merge) setup() {
 	for i, s := range m.streams {
 		s.id = i
 		s.st = &m.stats.Streams[i]
-		s.last = math.MinInt64
+		s.t = math.MinInt64
+		s.types = &m.stats.Sources[s.src].HeaderTypes
 		*s.st = StreamStats{Source: s.src, Processor: s.cpu, Header: s.header, Buffers: len(s.locs)}
 		if len(s.locs) > 0 {
 			s.st.FirstSequence, s.st.LastSequence = s.locs[0].seq, s.locs[len(s.locs)-1].seq
@@ -265,6 +268,8 @@ func (m *Merge) nextBuffer(s *stream) bool {
 	s.n--
 	m.rd.await(sl)
 	s.cur = sl
+	// Every record of a buffer has the buffer's processor number.
+	s.hi = makeHi(0, sl.buf.ProcessorNumber(), s.src)
 	if sl.scanErr {
 		return true
 	}
@@ -349,13 +354,12 @@ func (m *Merge) tookRec(s *stream) {
 // took makes rec, whose time is t and f, the current record of s, sets its
 // key and counts inversions.
 func (m *Merge) took(s *stream, rec *record.Record, t int64, f uint32) {
-	s.recp, s.t, s.f = rec, t, f
-	*s.k = key{t: t, hi: makeHi(f, rec.ProcessorNumber, s.src)}
-	s.records++
-	if t < s.last || t == s.last && f < s.lastF {
-		m.inversion(s, uint64(s.last)-uint64(t))
+	if t < s.t || t == s.t && f < s.f {
+		m.inversion(s, uint64(s.t)-uint64(t))
 	}
-	s.last, s.lastF = t, f
+	s.recp, s.t, s.f = rec, t, f
+	*s.k = key{t: t, hi: s.hi | uint64(f&(1<<31-1))<<32}
+	s.records++
 }
 
 // inversion counts a record of s earlier than the one before it, by d.
@@ -493,7 +497,7 @@ func (m *Merge) mergeHere(yield func(*record.Record, error) bool, step func(*str
 		if sorted {
 			ok = m.hold(s, yield)
 		} else {
-			ok = m.emit(s.recp, s.t, s.f, s.id, s.src, yield)
+			ok = m.emitStream(s, yield)
 		}
 		if !ok {
 			return false
@@ -533,6 +537,23 @@ func (m *Merge) deliver(s *stream, yield func(*record.Record, error) bool) bool 
 		return m.hold(s, yield)
 	}
 	return m.emit(s.recp, s.t, s.f, s.id, s.src, yield)
+}
+
+// emitStream is emit for the current record of s.
+func (m *Merge) emitStream(s *stream, yield func(*record.Record, error) bool) bool {
+	rec, t, f := s.recp, s.t, s.f
+	if t <= m.lastT {
+		if t < m.lastT || f < m.lastF {
+			m.stats.BackwardSteps++
+			m.stats.LargestBackwardStep = max(m.stats.LargestBackwardStep, m.duration(uint64(m.lastT)-uint64(t)))
+		} else if f == m.lastF && s.id != m.lastSID {
+			m.stats.Ties++
+		}
+	}
+	m.lastT, m.lastF, m.lastSID, m.lastSrc = t, f, s.id, s.src
+	m.stats.Records++
+	s.types[rec.HeaderType]++
+	return yield(rec, nil)
 }
 
 // emit delivers a record and keeps the output counts.
