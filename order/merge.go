@@ -505,7 +505,15 @@ func (m *Merge) mergeHere(yield func(*record.Record, error) bool, step func(*str
 		// Most records come straight from the cursor of the current buffer.
 		if sl := s.cur; s.active && s.i == len(sl.recs) && sl.rest {
 			if ok, err := sl.cursor.Next(&s.rec); ok && err == nil {
-				m.tookRec(s)
+				if t := s.rec.RawTimeStamp; !m.fine && t > s.t {
+					// took, for one source and a record later than
+					// the one before: no fraction, no inversion.
+					s.recp, s.t = &s.rec, t
+					*s.k = key{t: t, hi: s.hi}
+					s.records++
+				} else {
+					m.tookRec(s)
+				}
 				m.touch(sl)
 				m.tree.replay(i)
 				continue
