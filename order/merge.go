@@ -497,7 +497,14 @@ func (m *Merge) mergeHere(yield func(*record.Record, error) bool, step func(*str
 		if sorted {
 			ok = m.hold(s, yield)
 		} else {
-			ok = m.emitStream(s, yield)
+			// emit, written out: the call costs more than its work.
+			if s.t <= m.lastT {
+				m.stepped(s.t, s.f, s.id)
+			}
+			m.lastT, m.lastF, m.lastSID, m.lastSrc = s.t, s.f, s.id, s.src
+			m.stats.Records++
+			s.types[s.recp.HeaderType]++
+			ok = yield(s.recp, nil)
 		}
 		if !ok {
 			return false
@@ -547,33 +554,22 @@ func (m *Merge) deliver(s *stream, yield func(*record.Record, error) bool) bool 
 	return m.emit(s.recp, s.t, s.f, s.id, s.src, yield)
 }
 
-// emitStream is emit for the current record of s.
-func (m *Merge) emitStream(s *stream, yield func(*record.Record, error) bool) bool {
-	rec, t, f := s.recp, s.t, s.f
-	if t <= m.lastT {
-		if t < m.lastT || f < m.lastF {
-			m.stats.BackwardSteps++
-			m.stats.LargestBackwardStep = max(m.stats.LargestBackwardStep, m.duration(uint64(m.lastT)-uint64(t)))
-		} else if f == m.lastF && s.id != m.lastSID {
-			m.stats.Ties++
-		}
+// stepped counts a record delivered at t and f, from stream sid, that is
+// not later than the record before it: a backward step or a tie.
+func (m *Merge) stepped(t int64, f uint32, sid int) {
+	if t < m.lastT || f < m.lastF {
+		m.stats.BackwardSteps++
+		m.stats.LargestBackwardStep = max(m.stats.LargestBackwardStep, m.duration(uint64(m.lastT)-uint64(t)))
+	} else if f == m.lastF && sid != m.lastSID {
+		m.stats.Ties++
 	}
-	m.lastT, m.lastF, m.lastSID, m.lastSrc = t, f, s.id, s.src
-	m.stats.Records++
-	s.types[rec.HeaderType]++
-	return yield(rec, nil)
 }
 
 // emit delivers a record and keeps the output counts.
 func (m *Merge) emit(rec *record.Record, t int64, f uint32, sid, src int, yield func(*record.Record, error) bool) bool {
 	// lastT starts at the smallest time, so the first record needs no test.
 	if t <= m.lastT {
-		if t < m.lastT || f < m.lastF {
-			m.stats.BackwardSteps++
-			m.stats.LargestBackwardStep = max(m.stats.LargestBackwardStep, m.duration(uint64(m.lastT)-uint64(t)))
-		} else if f == m.lastF && sid != m.lastSID {
-			m.stats.Ties++
-		}
+		m.stepped(t, f, sid)
 	}
 	m.lastT, m.lastF, m.lastSID, m.lastSrc = t, f, sid, src
 	m.stats.Records++
