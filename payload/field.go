@@ -85,6 +85,26 @@ type Field struct {
 	jsonKey string
 }
 
+// prepareKey makes the field's JSON object key when its name needs no
+// escaping.
+func (f *Field) prepareKey() {
+	f.jsonKey = ""
+	if isPlainJSON(f.Name) && f.Name != "" {
+		f.jsonKey = `,"` + f.Name + `":`
+		// Name then shares the key's bytes, which makes the check in
+		// objectKey a comparison of pointers.
+		f.Name = f.jsonKey[2 : len(f.jsonKey)-2]
+	}
+}
+
+// NewField returns a copy of f for the values a schema's computed fields
+// make (NewUint and the others), prepared for output as NewSchema prepares
+// the fields of a schema: its values then render as cheaply as theirs.
+func NewField(f Field) *Field {
+	f.prepareKey()
+	return &f
+}
+
 // objectKey is the field's key in a JSON object, `,"Name":`, and false
 // when NewSchema made none or Name has changed since.
 func (f *Field) objectKey() (string, bool) {
@@ -306,13 +326,7 @@ func (b *schemaBuilder) walk(fs []Field, depth int) error {
 			return schemaError("more than %d fields", MaxFields)
 		}
 		f.slot, f.countSlot, f.lengthSlot = 0, 0, 0
-		f.jsonKey = ""
-		if isPlainJSON(f.Name) && f.Name != "" {
-			f.jsonKey = `,"` + f.Name + `":`
-			// Name then shares the key's bytes, which makes the check
-			// in objectKey a comparison of pointers.
-			f.Name = f.jsonKey[2 : len(f.jsonKey)-2]
-		}
+		f.prepareKey()
 		if !f.InType.Valid() {
 			return schemaError("field %q has unknown in-type %d", f.Name, uint16(f.InType))
 		}

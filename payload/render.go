@@ -75,6 +75,20 @@ func (v Value) AppendJSON(dst []byte) []byte { return v.appendJSON(dst) }
 func (v *Value) appendJSON(dst []byte) []byte {
 	switch v.kind {
 	case KindInt, KindUint:
+		if f := v.field; f != nil && f.OutType == OutDefault {
+			// Most values of a trace: decimal, or hex for the hex
+			// in-types, as appendNumber writes them.
+			switch f.InType {
+			case InHexInt32, InHexInt64, InPointer, InSizeT:
+				dst = append(dst, '"')
+				dst = appendHex(dst, v.num&widthMask(len(v.raw)), 0)
+				return append(dst, '"')
+			}
+			if v.kind == KindInt {
+				return appendDecimalInt(dst, int64(v.num))
+			}
+			return appendDecimal(dst, v.num)
+		}
 		if v.isChar() {
 			dst = append(dst, '"')
 			dst = appendJSONRune(dst, v.char())
@@ -222,12 +236,71 @@ func (v *Value) appendNumber(dst []byte, inJSON bool) []byte {
 			return appendHex(dst, v.num&widthMask(len(v.raw)), 0)
 		}
 		if v.kind == KindInt {
-			return strconv.AppendInt(dst, int64(v.num), 10)
+			return appendDecimalInt(dst, int64(v.num))
 		}
-		return strconv.AppendUint(dst, v.num, 10)
+		return appendDecimal(dst, v.num)
 	}
 	return v.appendFormatted(dst, in, out, inJSON)
 }
+
+// appendDecimal appends x in decimal, as strconv.AppendUint does, with the
+// digits written in place: most numbers of a payload are small, and
+// strconv copies even those from a table through a call.
+func appendDecimal(dst []byte, x uint64) []byte {
+	if x < 10 {
+		return append(dst, byte('0'+x))
+	}
+	if x < 100 {
+		return append(dst, digitPairs[2*x], digitPairs[2*x+1])
+	}
+	// The digit count from the bit length: 1233/4096 is just above
+	// log10(2), so the estimate is the count or one less.
+	n := (bits.Len64(x) * 1233) >> 12
+	if n < len(powersOf10) && x >= powersOf10[n] {
+		n++
+	}
+	if n == len(powersOf10) && x >= 1e19 {
+		n = 20
+	}
+	l := len(dst)
+	dst = slices.Grow(dst, n)[:l+n]
+	out := dst[l : l+n]
+	i := n
+	for x >= 100 {
+		q := x / 100
+		r := x - q*100
+		i -= 2
+		out[i], out[i+1] = digitPairs[2*r], digitPairs[2*r+1]
+		x = q
+	}
+	if x >= 10 {
+		out[i-2], out[i-1] = digitPairs[2*x], digitPairs[2*x+1]
+	} else {
+		out[i-1] = byte('0' + x)
+	}
+	return dst
+}
+
+// appendDecimalInt appends x in decimal, as strconv.AppendInt does.
+func appendDecimalInt(dst []byte, x int64) []byte {
+	if x < 0 {
+		return appendDecimal(append(dst, '-'), -uint64(x))
+	}
+	return appendDecimal(dst, uint64(x))
+}
+
+// powersOf10 are 10^0 to 10^18.
+var powersOf10 = func() (p [19]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
+	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" + "60616263646566676869" +
+	"70717273747576777879" + "80818283848586878889" + "90919293949596979899"
 
 // widthMask keeps the bits of an integer n bytes wide; all of them for a
 // value without bytes (a computed one).
@@ -303,13 +376,22 @@ func (v *Value) appendFormatted(dst []byte, in InType, out OutType, inJSON bool)
 // them (at most 16 count).
 func appendHex(dst []byte, x uint64, minDigits int) []byte {
 	n := max((bits.Len64(x)+3)/4, min(minDigits, 16), 1)
-	// All sixteen digits at once, most significant first; the last n go
-	// out. Pointers and stack frames are most of the hex of a kernel trace.
-	var digits [16]byte
-	binary.LittleEndian.PutUint64(digits[0:], hexUpper8(bits.ReverseBytes32(uint32(x>>32))))
-	binary.LittleEndian.PutUint64(digits[8:], hexUpper8(bits.ReverseBytes32(uint32(x))))
-	dst = append(dst, '0', 'x')
-	return append(dst, digits[16-n:]...)
+	// Eight digits at a time, most significant first, written in place;
+	// shifting a word of them right drops its leading zeros. Pointers and
+	// stack frames are most of the hex of a kernel trace.
+	l := len(dst)
+	dst = slices.Grow(dst, 18)
+	out := dst[l : l+18]
+	out[0], out[1] = '0', 'x'
+	le := binary.LittleEndian
+	lo := hexUpper8(bits.ReverseBytes32(uint32(x)))
+	if n <= 8 {
+		le.PutUint64(out[2:], lo>>(64-8*uint(n)))
+	} else {
+		le.PutUint64(out[2:], hexUpper8(bits.ReverseBytes32(uint32(x>>32)))>>(128-8*uint(n)))
+		le.PutUint64(out[n-6:], lo)
+	}
+	return dst[:l+2+n]
 }
 
 // hexUpper8 turns the four bytes of w (little-endian) into their eight

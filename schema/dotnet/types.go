@@ -44,7 +44,7 @@ type typeKey struct {
 }
 
 // typeNameField is the field of the TypeName added to FinalizeObject.
-var typeNameField = &payload.Field{Name: "TypeName", InType: payload.InUnicodeString}
+var typeNameField = payload.NewField(payload.Field{Name: "TypeName", InType: payload.InUnicodeString})
 
 // IsBulkType tells from a record's header bytes (an EVENT_HEADER, as
 // header.ParsePrefix finds one) whether TypeNames learns from it, so

@@ -9,16 +9,16 @@ import (
 // payload. Their values are made with payload.New* over these fields, so
 // that they render like decoded ones and cost no allocation.
 var (
-	buildTimeField        = &payload.Field{Name: "BuildTime", InType: payload.InFileTime}
-	elapsedField          = &payload.Field{Name: "ElapsedTimeMSec", InType: payload.InDouble}
-	parentThreadField     = &payload.Field{Name: "ParentThreadID", InType: payload.InInt32}
-	parentProcessField    = &payload.Field{Name: "ParentProcessID", InType: payload.InInt32}
-	processorNumberField  = &payload.Field{Name: "ProcessorNumber", InType: payload.InUInt16}
-	priorityField         = &payload.Field{Name: "Priority", InType: payload.InUInt8}
-	executingDPCField     = &payload.Field{Name: "ExecutingDPC", InType: payload.InUInt8, OutType: payload.OutBoolean}
-	executingISRField     = &payload.Field{Name: "ExecutingISR", InType: payload.InUInt8, OutType: payload.OutBoolean}
-	frameCountField       = &payload.Field{Name: "FrameCount", InType: payload.InUInt32}
-	utcOffsetMinutesField = &payload.Field{Name: "UtcOffsetMinutes", InType: payload.InInt32}
+	buildTimeField        = payload.NewField(payload.Field{Name: "BuildTime", InType: payload.InFileTime})
+	elapsedField          = payload.NewField(payload.Field{Name: "ElapsedTimeMSec", InType: payload.InDouble})
+	parentThreadField     = payload.NewField(payload.Field{Name: "ParentThreadID", InType: payload.InInt32})
+	parentProcessField    = payload.NewField(payload.Field{Name: "ParentProcessID", InType: payload.InInt32})
+	processorNumberField  = payload.NewField(payload.Field{Name: "ProcessorNumber", InType: payload.InUInt16})
+	priorityField         = payload.NewField(payload.Field{Name: "Priority", InType: payload.InUInt8})
+	executingDPCField     = payload.NewField(payload.Field{Name: "ExecutingDPC", InType: payload.InUInt8, OutType: payload.OutBoolean})
+	executingISRField     = payload.NewField(payload.Field{Name: "ExecutingISR", InType: payload.InUInt8, OutType: payload.OutBoolean})
+	frameCountField       = payload.NewField(payload.Field{Name: "FrameCount", InType: payload.InUInt32})
+	utcOffsetMinutesField = payload.NewField(payload.Field{Name: "UtcOffsetMinutes", InType: payload.InInt32})
 )
 
 // valueAt returns the value of the field called name: vals[i] when the

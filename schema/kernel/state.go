@@ -69,7 +69,7 @@ const (
 	opFileNameRundown = 36
 )
 
-var fileNameField = &payload.Field{Name: "FileName", InType: payload.InUnicodeString}
+var fileNameField = payload.NewField(payload.Field{Name: "FileName", InType: payload.InUnicodeString})
 
 // fileIOClass is the class GUID of FileIO events relogged with classic
 // headers.
@@ -331,7 +331,7 @@ func hasPrefixFold(b []byte, prefix string) bool {
 	return true
 }
 
-var diskServiceField = &payload.Field{Name: "DiskServiceTimeMSec", InType: payload.InDouble}
+var diskServiceField = payload.NewField(payload.Field{Name: "DiskServiceTimeMSec", InType: payload.InDouble})
 
 // diskService appends DiskServiceTimeMSec to a disk read or write that
 // has an ElapsedTimeMSec.

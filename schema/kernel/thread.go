@@ -132,7 +132,7 @@ func init() {
 const threadNameIndex = 14
 
 // threadNameField stands for the ThreadName a v3 payload ends without.
-var threadNameField = &payload.Field{Name: "ThreadName", InType: payload.InUnicodeString}
+var threadNameField = payload.NewField(payload.Field{Name: "ThreadName", InType: payload.InUnicodeString})
 
 // threadNameParents is threadParents for v3, whose payload may end before
 // ThreadName: TraceEvent then shows it empty, and so do we, so that every
