@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/etlkit/etlkit/buffer"
 )
@@ -109,7 +110,12 @@ func NewField(f Field) *Field {
 // when NewSchema made none or Name has changed since.
 func (f *Field) objectKey() (string, bool) {
 	k := f.jsonKey
-	if len(k) != len(f.Name)+4 || k[2:len(k)-2] != f.Name {
+	if len(k) != len(f.Name)+4 {
+		return "", false
+	}
+	// Name shares the key's bytes unless it was changed since; a new
+	// string of the same text still matches, by comparison.
+	if unsafe.StringData(f.Name) != unsafe.StringData(k[2:]) && k[2:len(k)-2] != f.Name {
 		return "", false
 	}
 	return k, true

@@ -80,14 +80,15 @@ func (v *Value) appendJSON(dst []byte) []byte {
 			// in-types, as appendNumber writes them.
 			switch f.InType {
 			case InHexInt32, InHexInt64, InPointer, InSizeT:
-				dst = append(dst, '"')
-				dst = appendHex(dst, v.num&widthMask(len(v.raw)), 0)
-				return append(dst, '"')
+				return appendQuotedHex(dst, v.num&widthMask(len(v.raw)))
 			}
 			if v.kind == KindInt {
 				return appendDecimalInt(dst, int64(v.num))
 			}
 			return appendDecimal(dst, v.num)
+		} else if f != nil && f.OutType.isHex() {
+			// As appendFormatted writes a hex out-type.
+			return appendQuotedHex(dst, v.num&widthMask(len(v.raw)))
 		}
 		if v.isChar() {
 			dst = append(dst, '"')
@@ -394,6 +395,13 @@ func appendHex(dst []byte, x uint64, minDigits int) []byte {
 	return dst[:l+2+n]
 }
 
+// appendQuotedHex is appendHex without a minimum width, between quotes.
+func appendQuotedHex(dst []byte, x uint64) []byte {
+	dst = append(dst, '"')
+	dst = appendHex(dst, x, 0)
+	return append(dst, '"')
+}
+
 // hexUpper8 turns the four bytes of w (little-endian) into their eight
 // upper-case hex digits, first byte first, as a little-endian word.
 func hexUpper8(w uint32) uint64 {
@@ -598,9 +606,19 @@ func appendHexBytes(dst, b []byte) []byte {
 	if len(b) == 0 {
 		return dst
 	}
-	dst = append(dst, '0', 'x')
-	for _, c := range b {
-		dst = append(dst, hexDigits[c>>4], hexDigits[c&0xF])
+	n := len(dst)
+	dst = slices.Grow(dst, 2+2*len(b))[:n+2+2*len(b)]
+	out := dst[n:]
+	out[0], out[1] = '0', 'x'
+	out = out[2:]
+	// Four bytes at a time: the stacks and buffers some events carry
+	// make hex dumps a good part of their output.
+	for len(b) >= 4 && len(out) >= 8 {
+		binary.LittleEndian.PutUint64(out, hexUpper8(binary.LittleEndian.Uint32(b)))
+		b, out = b[4:], out[8:]
+	}
+	for i, c := range b {
+		out[2*i], out[2*i+1] = hexDigits[c>>4], hexDigits[c&0xF]
 	}
 	return dst
 }
