@@ -705,19 +705,19 @@ var numberLayouts = [...]numberLayout{
 // left of the payload, and reports whether it did; element takes the
 // others (and reports what is wrong with those that do not fit).
 func (d *decoder) number(f *Field, out *Value) bool {
-	if int(f.InType) >= len(numberLayouts) {
-		return f.InType == InSizeT && d.numberOf(f, out, numberLayout{0, 0, KindUint})
+	t := f.InType
+	if t == InSizeT {
+		t = InPointer
 	}
-	l := numberLayouts[f.InType]
-	if l.kind == KindInvalid || f.OutType != OutDefault && (f.InType == InUInt8 || f.InType == InUInt16) {
+	if int(t) >= len(numberLayouts) {
+		return false
+	}
+	l := numberLayouts[t]
+	if l.kind == KindInvalid || f.OutType != OutDefault && (t == InUInt8 || t == InUInt16) {
 		// Not a number, or one whose out-type changes how it is read
 		// (a UInt8 Boolean, a UInt16 port).
 		return false
 	}
-	return d.numberOf(f, out, l)
-}
-
-func (d *decoder) numberOf(f *Field, out *Value, l numberLayout) bool {
 	n := int(l.size)
 	if n == 0 {
 		if n = d.ptr; n != 4 && n != 8 {
