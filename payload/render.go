@@ -122,6 +122,32 @@ func (v *Value) appendJSON(dst []byte) []byte {
 			return append(dst, '"')
 		}
 		dst = append(dst, '[')
+		if f := v.field; f != nil && f.OutType == OutDefault {
+			// Arrays of numbers (stacks, offsets, counters): each
+			// element as appendJSON writes it, without its call.
+			hex := false
+			switch f.InType {
+			case InHexInt32, InHexInt64, InPointer, InSizeT:
+				hex = true
+			}
+			for i := range v.kids {
+				k := &v.kids[i]
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				switch {
+				case k.kind != KindUint && k.kind != KindInt || k.field != f:
+					dst = k.appendJSON(dst)
+				case hex:
+					dst = appendQuotedHex(dst, k.num&widthMask(len(k.raw)))
+				case k.kind == KindInt:
+					dst = appendDecimalInt(dst, int64(k.num))
+				default:
+					dst = appendDecimal(dst, k.num)
+				}
+			}
+			return append(dst, ']')
+		}
 		for i := range v.kids {
 			if i > 0 {
 				dst = append(dst, ',')

@@ -92,6 +92,28 @@ func (c *timeCache) append(dst []byte, t time.Time) []byte {
 	return dst
 }
 
+// rawCache remembers the digits of a raw timestamp above its last four:
+// records come in time order, mostly fewer than ten thousand ticks apart,
+// and then only the last four digits change.
+type rawCache struct {
+	high   int64
+	prefix []byte
+}
+
+func (c *rawCache) append(dst []byte, v int64) []byte {
+	if v < 10000 {
+		return appendInt(dst, v)
+	}
+	high := v / 10000
+	if c.prefix == nil || high != c.high {
+		c.prefix, c.high = appendUint(c.prefix[:0], uint64(high)), high
+	}
+	dst = append(dst, c.prefix...)
+	low := v - high*10000
+	hi, lo := 2*(low/100), 2*(low%100)
+	return append(dst, digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
+}
+
 // civil converts days since 1970-01-01 to a proleptic Gregorian date
 // (Hinnant's algorithm), valid far outside the years time.Format handles
 // cheaply.

@@ -15,6 +15,7 @@ const csvColumns = "TimeStamp,RawTimeStamp,HeaderType,ProviderId,ProviderName,Ev
 // field the record does not have is an empty cell.
 type csvEncoder struct {
 	clock timeCache
+	raw   rawCache
 	cell  []byte // the payload cell before quoting
 }
 
@@ -26,7 +27,7 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 	ed := &r.EventDescriptor
 	dst = e.clock.append(dst, r.TimeStamp())
 	dst = append(dst, ',')
-	dst = appendInt(dst, r.RawTimeStamp)
+	dst = e.raw.append(dst, r.RawTimeStamp)
 	dst = append(dst, ',')
 	dst = append(dst, r.HeaderType.String()...)
 	dst = append(dst, ',')

@@ -197,3 +197,21 @@ func TestNumberFormatting(t *testing.T) {
 		assert.Equal(t, "x"+strconv.FormatInt(v, 10), string(appendInt([]byte("x"), v)))
 	}
 }
+
+// The raw timestamp cache gives strconv's digits whatever the order of the
+// values: rising in small steps (its use), crossing a power of ten,
+// jumping back, small and negative.
+func TestRawCacheMatchesStrconv(t *testing.T) {
+	var c rawCache
+	values := []int64{0, 9999, 10000, 10001, 99999, 100000, -1, -123456789, 123456789, 5}
+	for v := int64(1942903333); v < 1942903333+50000; v += 997 {
+		values = append(values, v)
+	}
+	for v := int64(9999990000); v < 10000020000; v += 3001 {
+		values = append(values, v)
+	}
+	values = append(values, 1<<62, 1<<63-1, -1<<63, 1942903333)
+	for _, v := range values {
+		assert.Equal(t, "x"+strconv.FormatInt(v, 10), string(c.append([]byte("x"), v)), "%d", v)
+	}
+}

@@ -12,6 +12,7 @@ import (
 // names, in a fixed order, so that jq and log pipelines can rely on them.
 type jsonlEncoder struct {
 	clock timeCache
+	raw   rawCache
 	names quotedNames
 }
 
@@ -24,7 +25,7 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 	dst = append(dst, `{"TimeStamp":"`...)
 	dst = e.clock.append(dst, r.TimeStamp())
 	dst = append(dst, `","RawTimeStamp":`...)
-	dst = appendInt(dst, r.RawTimeStamp)
+	dst = e.raw.append(dst, r.RawTimeStamp)
 	dst = append(dst, `,"HeaderType":"`...)
 	dst = append(dst, r.HeaderType.String()...)
 	dst = append(dst, '"')
