@@ -51,3 +51,49 @@ func TestAppendHexMatchesFmt(t *testing.T) {
 		}
 	}
 }
+
+// The runs of plain characters that the string appenders copy at a time
+// give what writing one rune at a time gives, in JSON and in text, for
+// UTF-16 strings of every mix of plain, escaped and non-ASCII units at
+// every alignment.
+func TestUTF16RunsMatchRuneByRune(t *testing.T) {
+	alphabet := []uint16{'a', 'Z', ' ', '~', '"', '\\', 0x7F, 0x1F, '\n', 0, 0xE9, 0x20AC, 0xD83D, 0xDE00, 0xDC00, '/'}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := range 4000 {
+		units := make([]uint16, rng.IntN(40))
+		for i := range units {
+			if rng.IntN(4) == 0 {
+				units[i] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				units[i] = uint16('a' + rng.IntN(26))
+			}
+		}
+		if n%7 == 0 {
+			for i := range units {
+				units[i] = uint16('A' + i%26) // all plain
+			}
+		}
+		raw := make([]byte, 2*len(units))
+		for i, u := range units {
+			raw[2*i], raw[2*i+1] = byte(u), byte(u>>8)
+		}
+		it := runeIter{b: raw, utf16: true}
+		want := []byte{'"'}
+		for r, ok := it.next(); ok; r, ok = it.next() {
+			want = appendJSONRune(want, r)
+		}
+		want = append(want, '"')
+		if got := appendJSONString(nil, runeIter{b: raw, utf16: true}); string(got) != string(want) {
+			t.Fatalf("JSON of %x: %q, want %q", units, got, want)
+		}
+		it = runeIter{b: raw, utf16: true}
+		want = want[:0]
+		for r, ok := it.next(); ok; r, ok = it.next() {
+			want = appendTextRune(want, r)
+		}
+		v := Value{kind: KindString, flags: flagUTF16, raw: raw}
+		if got := v.appendStringText(nil); string(got) != string(want) {
+			t.Fatalf("text of %x: %q, want %q", units, got, want)
+		}
+	}
+}

@@ -513,7 +513,18 @@ func (it *runeIter) appendPlain(dst []byte, plain *[256]uint8) []byte {
 		dst = slices.Grow(dst, len(b)/2)
 		out := dst[n : n+len(b)/2]
 		j := 0
-		// Four characters at a time while they are all ASCII and plain.
+		// Eight characters at a time while they are printable ASCII
+		// that both JSON and text show as it is, then four at a time
+		// while plain marks them.
+		le := binary.LittleEndian
+		for ; i+16 <= len(b) && j+8 <= len(out); i, j = i+16, j+8 {
+			w0, w1 := le.Uint64(b[i:]), le.Uint64(b[i+8:])
+			if !plainASCII8(w0, w1) {
+				break
+			}
+			le.PutUint32(out[j:], packASCII4(w0))
+			le.PutUint32(out[j+4:], packASCII4(w1))
+		}
 		for ; i+8 <= len(b); i, j = i+8, j+4 {
 			w := binary.LittleEndian.Uint64(b[i:])
 			if w&0xFF00FF00FF00FF00 != 0 || plain[byte(w)]&plain[byte(w>>16)]&plain[byte(w>>32)]&plain[byte(w>>48)] == 0 {
@@ -533,6 +544,31 @@ func (it *runeIter) appendPlain(dst []byte, plain *[256]uint8) []byte {
 	}
 	it.b = b[i:]
 	return dst
+}
+
+// plainASCII8 reports whether the eight UTF-16 code units of w0 and w1
+// are all printable ASCII but the quote and the backslash: characters
+// that JSON and text both show as they are. Each test works on the four
+// 16-bit lanes of a word at once.
+func plainASCII8(w0, w1 uint64) bool {
+	const lanes = 0x0001000100010001
+	const top = 0x80 * lanes // bit 7 of every lane
+	if (w0|w1)&(0xFF80*lanes) != 0 {
+		return false // not ASCII
+	}
+	// Every lane is below 0x80 now, so adding to it sets bit 7 at most:
+	// +0x60 sets it from 0x20 up, +1 for 0x7F alone, and +0x7F for any
+	// lane but 0 (a lane XORed with a character it is not).
+	printable := (w0 + 0x60*lanes) & (w1 + 0x60*lanes)
+	del := (w0 + lanes) | (w1 + lanes)
+	notQuote := (w0 ^ '"'*lanes + 0x7F*lanes) & (w1 ^ '"'*lanes + 0x7F*lanes)
+	notBackslash := (w0 ^ '\\'*lanes + 0x7F*lanes) & (w1 ^ '\\'*lanes + 0x7F*lanes)
+	return printable&notQuote&notBackslash&top == top && del&top == 0
+}
+
+// packASCII4 packs the low bytes of the four 16-bit lanes of w.
+func packASCII4(w uint64) uint32 {
+	return uint32(w&0xFF | w>>8&0xFF00 | w>>16&0xFF0000 | w>>24&0xFF000000)
 }
 
 // textPlain marks the bytes text output shows as they are: printable
