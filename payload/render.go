@@ -280,6 +280,13 @@ func appendDecimal(dst []byte, x uint64) []byte {
 	if x < 100 {
 		return append(dst, digitPairs[2*x], digitPairs[2*x+1])
 	}
+	if x < 10000 {
+		hi, lo := 2*(x/100), 2*(x%100)
+		if x < 1000 {
+			return append(dst, byte('0'+hi/2), digitPairs[lo], digitPairs[lo+1])
+		}
+		return append(dst, digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
+	}
 	// The digit count from the bit length: 1233/4096 is just above
 	// log10(2), so the estimate is the count or one less.
 	n := (bits.Len64(x) * 1233) >> 12

@@ -243,6 +243,15 @@ func appendUintDigits(dst []byte, v uint64) []byte {
 	if v < 100 {
 		return append(dst, byte('0'+v/10), byte('0'+v%10))
 	}
+	// Ids, flags and thread ids: three and four digits without counting
+	// them.
+	if v < 10000 {
+		hi, lo := 2*(v/100), 2*(v%100)
+		if v < 1000 {
+			return append(dst, byte('0'+hi/2), digitPairs[lo], digitPairs[lo+1])
+		}
+		return append(dst, digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
+	}
 	// Count the digits, then write them in place from the right, two per
 	// division: timestamps and process ids take this path on every record.
 	// 1233/4096 is just above log10(2): the estimate from the bit length

@@ -188,7 +188,7 @@ func TestAppendGUIDMatchesUUIDString(t *testing.T) {
 }
 
 func TestNumberFormatting(t *testing.T) {
-	for _, v := range []uint64{0, 9, 10, 99, 100, 101, 576, 999, 1000, 12345, 99999, 100000, 1<<32 - 1,
+	for _, v := range []uint64{0, 9, 10, 99, 100, 101, 576, 909, 999, 1000, 1005, 4032, 9999, 10000, 12345, 99999, 100000, 1<<32 - 1,
 		1944427877538, 133500000000000000, 1<<63 - 1, 1<<64 - 1} {
 		assert.Equal(t, "x"+strconv.FormatUint(v, 10), string(appendUint([]byte("x"), v)))
 		assert.Equal(t, fmt.Sprintf("x0x%016x", v), string(appendHex16([]byte("x"), v)))
