@@ -172,16 +172,17 @@ func AppendJSONObject(dst []byte, vals []Value) []byte {
 	dst = append(dst, '{')
 	for i := range vals {
 		v := &vals[i]
+		f := v.field
 		key, keyed := "", false
-		if v.field != nil {
-			key, keyed = v.field.objectKey()
+		if f != nil {
+			key, keyed = f.objectKey()
 		}
-		switch {
-		case keyed && i == 0:
-			dst = append(dst, key[1:]...)
-		case keyed:
+		if keyed {
+			if i == 0 {
+				key = key[1:]
+			}
 			dst = append(dst, key...)
-		default:
+		} else {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -189,10 +190,11 @@ func AppendJSONObject(dst []byte, vals []Value) []byte {
 			dst = append(dst, ':')
 		}
 		dst = v.appendJSON(dst)
-		if v.field != nil && v.field.Map != nil && v.hasMap() {
+		if f != nil && f.Map != nil && (v.kind == KindUint || v.kind == KindInt) {
 			mark := len(dst)
 			if keyed {
-				dst = append(dst, key[:len(key)-2]...)
+				dst = append(dst, ',', '"')
+				dst = append(dst, f.Name...)
 			} else {
 				dst = append(dst, ',')
 				dst = appendJSONName(dst, v.Name())
@@ -201,7 +203,7 @@ func AppendJSONObject(dst []byte, vals []Value) []byte {
 			dst = append(dst, `Name":"`...)
 			named := len(dst)
 			var ok bool
-			if dst, ok = vals[i].AppendMapName(dst); !ok {
+			if dst, ok = f.Map.AppendName(dst, v.num); !ok {
 				dst = dst[:mark]
 				continue
 			}
