@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -146,5 +147,58 @@ func runBench(b *testing.B, path string, args []string) {
 		if code := run(args, io.Discard, io.Discard); code != 0 {
 			b.Fatalf("exit %d", code)
 		}
+	}
+}
+
+// BenchmarkSampleRecords describes and encodes the records of the merged
+// .NET sample one at a time, with the schemas a first pass learned from
+// the trace as etldump learns them, one record an op: allocs/op is what a
+// record costs in allocations, which is none once the caches are warm.
+//
+//	go test ./cmd/etldump -run XXX -bench SampleRecords -benchmem
+func BenchmarkSampleRecords(b *testing.B) {
+	path := samples.Path(b, "net452-x64-merged-compressed.etl")
+	f, err := etl.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	d := &dumper{stderr: io.Discard, inputs: []*input{{name: path, f: f}}}
+	trace := d.learnTrace()
+	var recs []*record.Record
+	for r, err := range f.Events() {
+		if err == nil {
+			recs = append(recs, r.Clone())
+		}
+	}
+	if len(recs) != 179474 {
+		b.Fatalf("%d records, want 179474", len(recs))
+	}
+	for _, c := range []struct {
+		name string
+		enc  encoder
+	}{{"jsonl", &jsonlEncoder{}}, {"csv", &csvEncoder{}}, {"text", &textEncoder{}}} {
+		b.Run(c.name, func(b *testing.B) {
+			z := newDescriber(true, trace, nil, d.learned)
+			var ds describe.Description
+			line := make([]byte, 0, 1<<20)
+			for _, r := range recs {
+				z.describe(r, &ds)
+				line = c.enc.record(line[:0], r, &ds)
+			}
+			b.ReportAllocs()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			n := 0
+			for b.Loop() {
+				r := recs[n%len(recs)]
+				n++
+				z.describe(r, &ds)
+				line = c.enc.record(line[:0], r, &ds)
+			}
+			runtime.ReadMemStats(&after)
+			// allocs/op rounds down; this does not.
+			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/record")
+		})
 	}
 }
