@@ -135,7 +135,7 @@ func (s *Schema) decode(payload []byte, pointerSize int, dst []Value) ([]Value, 
 		d.pos, d.used, d.have = 0, 0, 0
 		top := d.alloc(len(s.Fields) + spare)
 		n := len(s.Fields)
-		for i := range s.Fields {
+		for i := d.numbers(s, top); i < len(s.Fields); i++ {
 			f := &s.Fields[i]
 			out := d.at(top, i)
 			if f.Arity == Scalar && f.slot == 0 && d.number(f, out) {
@@ -701,35 +701,109 @@ var numberLayouts = [...]numberLayout{
 	InHexInt64: {8, 0, KindUint},
 }
 
-// number decodes one value of f when it is a number that fits in what is
-// left of the payload, and reports whether it did; element takes the
-// others (and reports what is wrong with those that do not fit).
-func (d *decoder) number(f *Field, out *Value) bool {
+// numberRunOf is the run of leading fields of fs that number decodes, with
+// ptr-byte pointers, as they lie in a payload.
+func numberRunOf(fs []Field, ptr int) numberRun {
+	var run numberRun
+	for i := range fs {
+		l, ok := numberLayoutOf(&fs[i], ptr)
+		if !ok || fs[i].Arity != Scalar || fs[i].slot != 0 || run.size > MaxValues {
+			break
+		}
+		run.at = append(run.at, numberAt{off: run.size, layout: l})
+		run.size += int(l.size)
+	}
+	return run
+}
+
+// numberLayoutOf is how number reads a value of f with ptr-byte pointers,
+// false for a field number leaves to element.
+func numberLayoutOf(f *Field, ptr int) (numberLayout, bool) {
 	t := f.InType
 	if t == InSizeT {
 		t = InPointer
 	}
 	if int(t) >= len(numberLayouts) {
-		return false
+		return numberLayout{}, false
 	}
 	l := numberLayouts[t]
 	if l.kind == KindInvalid || f.OutType != OutDefault && (t == InUInt8 || t == InUInt16) {
-		// Not a number, or one whose out-type changes how it is read
-		// (a UInt8 Boolean, a UInt16 port).
+		return numberLayout{}, false
+	}
+	if l.size == 0 {
+		if ptr != 4 && ptr != 8 {
+			return numberLayout{}, false
+		}
+		l.size = uint8(ptr)
+	}
+	return l, true
+}
+
+// numbers decodes the run of leading numbers of s into the first values
+// of the slab, when the payload holds them all and the slab has room, and
+// returns how many it decoded.
+func (d *decoder) numbers(s *Schema, top int) int {
+	var run *numberRun
+	switch d.ptr {
+	case 4:
+		run = &s.numbers[0]
+	case 8:
+		run = &s.numbers[1]
+	default:
+		return 0
+	}
+	at := run.at
+	if len(at) == 0 || len(d.p) < run.size || top+len(at) > len(d.slab) || len(at) > len(s.Fields) {
+		return 0
+	}
+	out := d.slab[top : top+len(at)]
+	fields := s.Fields[:len(at)]
+	for i := range at {
+		l := at[i].layout
+		off, n := at[i].off, int(l.size)
+		if off+n > len(d.p) {
+			return 0 // the run does not fit: unreachable
+		}
+		rest := d.p[off:]
+		var v uint64
+		if len(rest) >= 8 {
+			// One load, whatever the size; the shifts keep n bytes.
+			v = binary.LittleEndian.Uint64(rest)
+		} else {
+			for j := n - 1; j >= 0; j-- {
+				v = v<<8 | uint64(rest[j])
+			}
+		}
+		shift := 64 - 8*uint(n)
+		if l.kind == KindInt {
+			v = uint64(int64(v<<shift) >> shift)
+		} else {
+			v = v << shift >> shift
+		}
+		o := &out[i]
+		o.field, o.kind, o.flags = &fields[i], l.kind, l.flags
+		o.raw, o.num, o.kids = rest[:n:n], v, nil
+	}
+	d.pos = run.size
+	return len(at)
+}
+
+// number decodes one value of f when it is a number that fits in what is
+// left of the payload, and reports whether it did; element takes the
+// others (and reports what is wrong with those that do not fit).
+func (d *decoder) number(f *Field, out *Value) bool {
+	l, ok := numberLayoutOf(f, d.ptr)
+	if !ok {
 		return false
 	}
 	n := int(l.size)
-	if n == 0 {
-		if n = d.ptr; n != 4 && n != 8 {
-			return false
-		}
-	}
 	rest := d.p[d.pos:]
 	if len(rest) < n {
 		return false
 	}
 	var v uint64
 	if len(rest) >= 8 {
+		// One load, whatever the size; the shifts keep n bytes.
 		v = binary.LittleEndian.Uint64(rest)
 	} else {
 		for i := n - 1; i >= 0; i-- {

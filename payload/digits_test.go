@@ -97,3 +97,63 @@ func TestUTF16RunsMatchRuneByRune(t *testing.T) {
 		}
 	}
 }
+
+// A payload decodes to the same values, or fails the same way, whether
+// its leading numbers are read as a run at fixed offsets or one field at
+// a time.
+func TestNumberRunMatchesFieldByField(t *testing.T) {
+	numberTypes := []InType{InInt8, InUInt8, InInt16, InUInt16, InInt32, InUInt32, InInt64, InUInt64,
+		InFloat, InDouble, InBoolean, InPointer, InSizeT, InFileTime, InHexInt32, InHexInt64}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := range 3000 {
+		var fields []Field
+		for i := range 1 + rng.IntN(8) {
+			f := Field{Name: fmt.Sprintf("F%d", i), InType: numberTypes[rng.IntN(len(numberTypes))]}
+			switch rng.IntN(12) {
+			case 0:
+				f.OutType = OutBoolean // a UInt8 Boolean ends the run
+			case 1:
+				f.InType = InUnicodeString
+			case 2:
+				f.Optional = i > 0
+			}
+			fields = append(fields, f)
+		}
+		if n%5 == 0 {
+			// A count field, referred to, ends the run too.
+			fields = append(fields, Field{Name: "Count", InType: InUInt16},
+				Field{Name: "Items", InType: InUInt32, Arity: CountFromField, CountField: "Count"})
+		}
+		for i := range fields {
+			if fields[i].Optional && i+1 < len(fields) && !fields[i+1].Optional {
+				fields[i].Optional = false // only trailing fields can be optional
+			}
+		}
+		s, err := NewSchema("E", fields)
+		if err != nil {
+			continue
+		}
+		one := *s
+		one.numbers = [2]numberRun{}
+		payload := make([]byte, rng.IntN(70))
+		for i := range payload {
+			payload[i] = byte(rng.Uint32())
+		}
+		for _, ptr := range []int{4, 8, 3} {
+			got, gotErr := s.Decode(payload, ptr, nil)
+			want, wantErr := one.Decode(payload, ptr, nil)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("%v, %d-byte pointers, payload %x: error %v, field by field %v", fields, ptr, payload, gotErr, wantErr)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%v, payload %x: %d values, field by field %d", fields, payload, len(got), len(want))
+			}
+			for i := range got {
+				if got[i].field != want[i].field || got[i].kind != want[i].kind || got[i].flags != want[i].flags ||
+					got[i].num != want[i].num || string(got[i].raw) != string(want[i].raw) || string(got[i].AppendJSON(nil)) != string(want[i].AppendJSON(nil)) {
+					t.Fatalf("%v, %d-byte pointers, payload %x: value %d is %+v, field by field %+v", fields, ptr, payload, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

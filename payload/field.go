@@ -277,6 +277,23 @@ type Schema struct {
 	levels int
 	// total counts every field, members included; refs the reference slots.
 	total, refs int
+	// numbers is the layout of the leading top-level fields that are
+	// numbers of a fixed size, for records with 4- and 8-byte pointers:
+	// a payload long enough for all of them has them at fixed offsets.
+	numbers [2]numberRun
+}
+
+// numberRun is a run of fields that are numbers of a fixed size, read
+// without looking at the fields again.
+type numberRun struct {
+	at   []numberAt
+	size int
+}
+
+// numberAt is where one number of a run lies and how it reads.
+type numberAt struct {
+	off    int
+	layout numberLayout
 }
 
 // NumFields is the number of fields in the schema, struct members included.
@@ -303,6 +320,9 @@ func NewSchema(name string, fields []Field) (*Schema, error) {
 		return nil, err
 	}
 	s.levels = levels(fields)
+	for i, ptr := range [...]int{4, 8} {
+		s.numbers[i] = numberRunOf(fields, ptr)
+	}
 	return s, nil
 }
 
