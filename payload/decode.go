@@ -774,7 +774,7 @@ func (d *decoder) numbers(s *Schema, top int) int {
 				v = v<<8 | uint64(rest[j])
 			}
 		}
-		shift := 64 - 8*uint(n)
+		shift := (64 - 8*uint(n)) & 63
 		if l.kind == KindInt {
 			v = uint64(int64(v<<shift) >> shift)
 		} else {
@@ -810,7 +810,7 @@ func (d *decoder) number(f *Field, out *Value) bool {
 			v = v<<8 | uint64(rest[i])
 		}
 	}
-	shift := 64 - 8*uint(n)
+	shift := (64 - 8*uint(n)) & 63
 	if l.kind == KindInt {
 		v = uint64(int64(v<<shift) >> shift)
 	} else {
