@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // numbersToRender are the edges of every digit count and width, and a
@@ -154,6 +155,28 @@ func TestNumberRunMatchesFieldByField(t *testing.T) {
 					t.Fatalf("%v, %d-byte pointers, payload %x: value %d is %+v, field by field %+v", fields, ptr, payload, i, got[i], want[i])
 				}
 			}
+		}
+	}
+}
+
+// Times read as time.Format reads them with the layout, across the years a
+// FILETIME and a SYSTEMTIME hold.
+func TestTimeTextMatchesFormat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	fts := []uint64{0, 1, 9999999, 1e7, 116444736000000000, 133500000000000001, 2650467743999999999, math.MaxInt64, math.MaxUint64}
+	for range 5000 {
+		fts = append(fts, rng.Uint64()>>rng.IntN(8))
+	}
+	for _, ft := range fts {
+		tm := FileTimeToTime(ft)
+		if got, want := string(appendTimeText([]byte("x"), tm)), "x"+tm.Format(timeLayout); got != want {
+			t.Fatalf("FILETIME %d: %q, want %q", ft, got, want)
+		}
+	}
+	for _, tm := range []time.Time{time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 2, 29, 1, 2, 3, 4000500, time.FixedZone("X", 3600))} {
+		if got, want := string(appendTimeText([]byte("x"), tm)), "x"+tm.Format(timeLayout); got != want {
+			t.Fatalf("%v: %q, want %q", tm, got, want)
 		}
 	}
 }

@@ -366,7 +366,7 @@ func (v *Value) appendFormatted(dst []byte, in InType, out OutType, inJSON bool)
 		switch {
 		case width == 64 && out.isDateTime():
 			dst = quote(dst)
-			dst = FileTimeToTime(v.num).AppendFormat(dst, timeLayout)
+			dst = appendTimeText(dst, FileTimeToTime(v.num))
 			return quote(dst)
 		case in == InUInt32 && out == OutIPv4:
 			dst = quote(dst)
@@ -752,9 +752,37 @@ func appendGUID(dst, b []byte) []byte {
 
 func (v Value) appendTime(dst []byte) []byte {
 	if v.flags&flagSysTime == 0 {
-		return FileTimeToTime(v.num).AppendFormat(dst, timeLayout)
+		return appendTimeText(dst, FileTimeToTime(v.num))
 	}
 	return AppendSystemTime(dst, systemTime(v.raw))
+}
+
+// appendTimeText appends t, a time in UTC, in timeLayout: digit by digit
+// for the years of four digits, which time.Format would take its layout
+// apart for on every value.
+func appendTimeText(dst []byte, t time.Time) []byte {
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 || t.Location() != time.UTC {
+		return t.AppendFormat(dst, timeLayout)
+	}
+	hour, minute, sec := t.Clock()
+	frac := t.Nanosecond() / 100
+	pair := func(dst []byte, x int) []byte { return append(dst, digitPairs[2*x], digitPairs[2*x+1]) }
+	dst = pair(pair(dst, year/100), year%100)
+	dst = append(dst, '-')
+	dst = pair(dst, int(month))
+	dst = append(dst, '-')
+	dst = pair(dst, day)
+	dst = append(dst, 'T')
+	dst = pair(dst, hour)
+	dst = append(dst, ':')
+	dst = pair(dst, minute)
+	dst = append(dst, ':')
+	dst = pair(dst, sec)
+	dst = append(dst, '.', byte('0'+frac/1000000))
+	frac %= 1000000
+	dst = pair(pair(pair(dst, frac/10000), frac/100%100), frac%100)
+	return append(dst, 'Z')
 }
 
 var (
@@ -801,7 +829,7 @@ func AppendSystemTime(dst []byte, st [8]uint16) []byte {
 		return dst
 	case validSystemTime(st):
 		t := time.Date(int(st[0]), time.Month(st[1]), int(st[3]), int(st[4]), int(st[5]), int(st[6]), int(st[7])*1e6, time.UTC)
-		return t.AppendFormat(dst, timeLayout)
+		return appendTimeText(dst, t)
 	}
 	dst = pad(dst, st[0], 4)
 	dst = append(dst, '-')
