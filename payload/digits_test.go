@@ -1,10 +1,12 @@
 package payload
 
 import (
+	"encoding/hex"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -177,6 +179,22 @@ func TestTimeTextMatchesFormat(t *testing.T) {
 		time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 2, 29, 1, 2, 3, 4000500, time.FixedZone("X", 3600))} {
 		if got, want := string(appendTimeText([]byte("x"), tm)), "x"+tm.Format(timeLayout); got != want {
 			t.Fatalf("%v: %q, want %q", tm, got, want)
+		}
+	}
+}
+
+func TestHexBytesMatchesEncoding(t *testing.T) {
+	b := make([]byte, 70)
+	for i := range b {
+		b[i] = byte(i*37 + 11)
+	}
+	for n := range len(b) {
+		want := ""
+		if n > 0 {
+			want = "0x" + strings.ToUpper(hex.EncodeToString(b[:n]))
+		}
+		if got := string(appendHexBytes([]byte("x"), b[:n])); got != "x"+want {
+			t.Fatalf("%d bytes: %q, want %q", n, got, "x"+want)
 		}
 	}
 }

@@ -684,8 +684,14 @@ func appendHexBytes(dst, b []byte) []byte {
 	out = out[2:]
 	// Four bytes at a time: the stacks and buffers some events carry
 	// make hex dumps a good part of their output.
+	le := binary.LittleEndian
+	for len(b) >= 8 && len(out) >= 16 {
+		le.PutUint64(out, hexUpper8(le.Uint32(b)))
+		le.PutUint64(out[8:], hexUpper8(le.Uint32(b[4:])))
+		b, out = b[8:], out[16:]
+	}
 	for len(b) >= 4 && len(out) >= 8 {
-		binary.LittleEndian.PutUint64(out, hexUpper8(binary.LittleEndian.Uint32(b)))
+		le.PutUint64(out, hexUpper8(le.Uint32(b)))
 		b, out = b[4:], out[8:]
 	}
 	for i, c := range b {
