@@ -433,12 +433,10 @@ func (d *decoder) element(f *Field, out *Value) error {
 		} else if ok {
 			return d.sizedString(f, out, 2*n, flagUTF16)
 		}
-		for i := d.pos; i+1 < len(d.p); i += 2 {
-			if d.p[i] == 0 && d.p[i+1] == 0 {
-				*out = Value{field: f, kind: KindString, flags: flagUTF16, raw: d.p[d.pos:i:i]}
-				d.pos = i + 2
-				return nil
-			}
+		if i := nulUTF16(d.p, d.pos); i >= 0 {
+			*out = Value{field: f, kind: KindString, flags: flagUTF16, raw: d.p[d.pos:i:i]}
+			d.pos = i + 2
+			return nil
 		}
 		return d.fail(start, buffer.ErrTruncated, "UTF-16 string has no NUL terminator")
 	case InAnsiString:
@@ -605,6 +603,28 @@ func (d *decoder) element(f *Field, out *Value) error {
 		return nil
 	}
 	return d.fail(start, buffer.ErrMalformed, "in-type %v cannot be decoded", f.InType)
+}
+
+// nulUTF16 is the offset of the first NUL code unit of p at from or an
+// even distance after it, -1 when there is none. Four units are tested at
+// a time: names and paths make up most of the bytes of many payloads.
+func nulUTF16(p []byte, from int) int {
+	const lanes = 0x0001000100010001
+	i := from
+	for ; i+8 <= len(p); i += 8 {
+		w := binary.LittleEndian.Uint64(p[i:])
+		// Set where a lane is zero (exactly so for the first such lane,
+		// which is all that is looked for).
+		if (w-lanes)&^w&(0x8000*lanes) != 0 {
+			break
+		}
+	}
+	for ; i+1 < len(p); i += 2 {
+		if p[i] == 0 && p[i+1] == 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // length is the length a field gives a string or binary value: from the

@@ -198,3 +198,29 @@ func TestHexBytesMatchesEncoding(t *testing.T) {
 		}
 	}
 }
+
+func TestNulUTF16MatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 20000 {
+		p := make([]byte, rng.IntN(40))
+		for i := range p {
+			if rng.IntN(6) != 0 {
+				p[i] = byte(1 + rng.IntN(255))
+			}
+		}
+		from := 0
+		if len(p) > 0 {
+			from = rng.IntN(len(p))
+		}
+		want := -1
+		for i := from; i+1 < len(p); i += 2 {
+			if p[i] == 0 && p[i+1] == 0 {
+				want = i
+				break
+			}
+		}
+		if got := nulUTF16(p, from); got != want {
+			t.Fatalf("nulUTF16(%x, %d) = %d, want %d", p, from, got, want)
+		}
+	}
+}
