@@ -27,6 +27,17 @@ const hexDigits = "0123456789ABCDEF"
 // S-1-…; character arrays as strings; structs and other arrays as JSON,
 // which keeps nesting unambiguous.
 func (v Value) AppendText(dst []byte) []byte {
+	if f := v.field; f != nil && f.OutType == OutDefault && f.Map == nil && (v.kind == KindUint || v.kind == KindInt) {
+		// Most values: a number without a map, as appendNumber writes it.
+		switch f.InType {
+		case InHexInt32, InHexInt64, InPointer, InSizeT:
+			return appendHex(dst, v.num&widthMask(len(v.raw)), 0)
+		}
+		if v.kind == KindInt {
+			return appendDecimalInt(dst, int64(v.num))
+		}
+		return appendDecimal(dst, v.num)
+	}
 	if v.isCharArray() {
 		return v.appendStringText(dst)
 	}
