@@ -785,27 +785,32 @@ func (d *decoder) numbers(s *Schema, top int) int {
 			return 0 // the run does not fit: unreachable
 		}
 		rest := d.p[off:]
-		var v uint64
-		if len(rest) >= 8 {
-			// One load, whatever the size; the shifts keep n bytes.
-			v = binary.LittleEndian.Uint64(rest)
-		} else {
-			for j := n - 1; j >= 0; j-- {
-				v = v<<8 | uint64(rest[j])
-			}
-		}
-		shift := (64 - 8*uint(n)) & 63
-		if l.kind == KindInt {
-			v = uint64(int64(v<<shift) >> shift)
-		} else {
-			v = v << shift >> shift
-		}
+		v := loadNumber(rest, n, l.kind)
 		o := &out[i]
 		o.field, o.kind, o.flags = &fields[i], l.kind, l.flags
 		o.raw, o.num, o.kids = rest[:n:n], v, nil
 	}
 	d.pos = run.size
 	return len(at)
+}
+
+// loadNumber reads the little-endian number of n bytes at the start of
+// rest, sign-extended for a KindInt.
+func loadNumber(rest []byte, n int, k Kind) uint64 {
+	var v uint64
+	if len(rest) >= 8 {
+		// One load, whatever the size; the shifts keep n bytes.
+		v = binary.LittleEndian.Uint64(rest)
+	} else {
+		for i := n - 1; i >= 0; i-- {
+			v = v<<8 | uint64(rest[i])
+		}
+	}
+	shift := (64 - 8*uint(n)) & 63
+	if k == KindInt {
+		return uint64(int64(v<<shift) >> shift)
+	}
+	return v << shift >> shift
 }
 
 // number decodes one value of f when it is a number that fits in what is
@@ -821,21 +826,7 @@ func (d *decoder) number(f *Field, out *Value) bool {
 	if len(rest) < n {
 		return false
 	}
-	var v uint64
-	if len(rest) >= 8 {
-		// One load, whatever the size; the shifts keep n bytes.
-		v = binary.LittleEndian.Uint64(rest)
-	} else {
-		for i := n - 1; i >= 0; i-- {
-			v = v<<8 | uint64(rest[i])
-		}
-	}
-	shift := (64 - 8*uint(n)) & 63
-	if l.kind == KindInt {
-		v = uint64(int64(v<<shift) >> shift)
-	} else {
-		v = v << shift >> shift
-	}
+	v := loadNumber(rest, n, l.kind)
 	out.field, out.kind, out.flags = f, l.kind, l.flags
 	out.raw, out.num, out.kids = rest[:n:n], v, nil
 	d.pos += n
