@@ -34,8 +34,8 @@ func numbersToRender() []uint64 {
 func TestAppendDecimalMatchesStrconv(t *testing.T) {
 	prefix := []byte("x=")
 	for _, x := range numbersToRender() {
-		if got, want := string(appendDecimal(prefix, x)), "x="+strconv.FormatUint(x, 10); got != want {
-			t.Fatalf("appendDecimal(%d) = %q, want %q", x, got, want)
+		if got, want := string(AppendDecimal(prefix, x)), "x="+strconv.FormatUint(x, 10); got != want {
+			t.Fatalf("AppendDecimal(%d) = %q, want %q", x, got, want)
 		}
 		if got, want := string(appendDecimalInt(prefix, int64(x))), "x="+strconv.FormatInt(int64(x), 10); got != want {
 			t.Fatalf("appendDecimalInt(%d) = %q, want %q", int64(x), got, want)

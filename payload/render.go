@@ -36,7 +36,7 @@ func (v Value) AppendText(dst []byte) []byte {
 		if v.kind == KindInt {
 			return appendDecimalInt(dst, int64(v.num))
 		}
-		return appendDecimal(dst, v.num)
+		return AppendDecimal(dst, v.num)
 	}
 	if v.isCharArray() {
 		return v.appendStringText(dst)
@@ -96,7 +96,7 @@ func (v *Value) appendJSON(dst []byte) []byte {
 			if v.kind == KindInt {
 				return appendDecimalInt(dst, int64(v.num))
 			}
-			return appendDecimal(dst, v.num)
+			return AppendDecimal(dst, v.num)
 		} else if f != nil && f.OutType.isHex() {
 			// As appendFormatted writes a hex out-type.
 			return appendQuotedHex(dst, v.num&widthMask(len(v.raw)))
@@ -154,7 +154,7 @@ func (v *Value) appendJSON(dst []byte) []byte {
 				case k.kind == KindInt:
 					dst = appendDecimalInt(dst, int64(k.num))
 				default:
-					dst = appendDecimal(dst, k.num)
+					dst = AppendDecimal(dst, k.num)
 				}
 			}
 			return append(dst, ']')
@@ -278,15 +278,15 @@ func (v *Value) appendNumber(dst []byte, inJSON bool) []byte {
 		if v.kind == KindInt {
 			return appendDecimalInt(dst, int64(v.num))
 		}
-		return appendDecimal(dst, v.num)
+		return AppendDecimal(dst, v.num)
 	}
 	return v.appendFormatted(dst, in, out, inJSON)
 }
 
-// appendDecimal appends x in decimal, as strconv.AppendUint does, with the
-// digits written in place: most numbers of a payload are small, and
-// strconv copies even those from a table through a call.
-func appendDecimal(dst []byte, x uint64) []byte {
+// AppendDecimal appends x in decimal, as strconv.AppendUint does, with the
+// digits written in place: most numbers of a trace are small, and strconv
+// copies even those from a table through a call.
+func AppendDecimal(dst []byte, x uint64) []byte {
 	if x < 10 {
 		return append(dst, byte('0'+x))
 	}
@@ -331,9 +331,9 @@ func appendDecimal(dst []byte, x uint64) []byte {
 // appendDecimalInt appends x in decimal, as strconv.AppendInt does.
 func appendDecimalInt(dst []byte, x int64) []byte {
 	if x < 0 {
-		return appendDecimal(append(dst, '-'), -uint64(x))
+		return AppendDecimal(append(dst, '-'), -uint64(x))
 	}
-	return appendDecimal(dst, uint64(x))
+	return AppendDecimal(dst, uint64(x))
 }
 
 // powersOf10 are 10^0 to 10^18.

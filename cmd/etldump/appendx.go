@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/google/uuid"
+
+	"github.com/etlkit/etlkit/payload"
 )
 
 // The encoders build every line with these appenders into one reused
@@ -236,60 +238,8 @@ func appendUint(dst []byte, v uint64) []byte {
 	if v < 10 {
 		return append(dst, byte('0'+v))
 	}
-	return appendUintDigits(dst, v)
+	return payload.AppendDecimal(dst, v)
 }
-
-func appendUintDigits(dst []byte, v uint64) []byte {
-	if v < 100 {
-		return append(dst, byte('0'+v/10), byte('0'+v%10))
-	}
-	// Ids, flags and thread ids: three and four digits without counting
-	// them.
-	if v < 10000 {
-		hi, lo := 2*(v/100), 2*(v%100)
-		if v < 1000 {
-			return append(dst, byte('0'+hi/2), digitPairs[lo], digitPairs[lo+1])
-		}
-		return append(dst, digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
-	}
-	// Count the digits, then write them in place from the right, two per
-	// division: timestamps and process ids take this path on every record.
-	// 1233/4096 is just above log10(2): the estimate from the bit length
-	// is the digit count or one less.
-	digits := (bits.Len64(v) * 1233) >> 12
-	if digits < 19 && v >= powersOf10[digits] {
-		digits++
-	}
-	if digits == 19 && v >= 1e19 {
-		digits = 20
-	}
-	n := len(dst)
-	dst = slices.Grow(dst, digits)[:n+digits]
-	out := dst[n : n+digits]
-	i := digits
-	for v >= 100 {
-		q := v / 100
-		r := v - q*100
-		i -= 2
-		out[i], out[i+1] = digitPairs[2*r], digitPairs[2*r+1]
-		v = q
-	}
-	if v >= 10 {
-		out[i-2], out[i-1] = digitPairs[2*v], digitPairs[2*v+1]
-	} else {
-		out[i-1] = byte('0' + v)
-	}
-	return dst
-}
-
-// powersOf10 are 10^0 to 10^18.
-var powersOf10 = func() (p [19]uint64) {
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * 10
-	}
-	return p
-}()
 
 const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
 	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" + "60616263646566676869" +
