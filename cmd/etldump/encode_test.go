@@ -215,3 +215,29 @@ func TestRawCacheMatchesStrconv(t *testing.T) {
 		assert.Equal(t, "x"+strconv.FormatInt(v, 10), string(c.append([]byte("x"), v)), "%d", v)
 	}
 }
+
+// The remembered names give the members the names make, whatever came
+// before: other names in the same slot, the same text in another string,
+// one of the two names empty.
+func TestQuotedNamesFollowTheNames(t *testing.T) {
+	var q quotedNames
+	var names []string
+	for i := range 200 {
+		names = append(names, fmt.Sprintf("Name%d/\"q\"", i%150))
+	}
+	names = append(names, "")
+	for i := range 5000 {
+		p, e := names[(i*7)%len(names)], names[(i*13+5)%len(names)]
+		if p == "" && e == "" {
+			continue
+		}
+		want := "x"
+		if p != "" {
+			want += `,"ProviderName":` + strconv.Quote(p)
+		}
+		if e != "" {
+			want += `,"EventName":` + strconv.Quote(e)
+		}
+		require.Equal(t, want, string(q.append([]byte("x"), p, e)))
+	}
+}

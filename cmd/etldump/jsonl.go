@@ -34,13 +34,8 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 		dst = appendGUID(dst, r.ProviderId)
 		dst = append(dst, '"')
 	}
-	if d.ProviderName != "" {
-		dst = append(dst, `,"ProviderName":`...)
-		dst = e.names.append(dst, d.ProviderName)
-	}
-	if d.EventName != "" {
-		dst = append(dst, `,"EventName":`...)
-		dst = e.names.append(dst, d.EventName)
+	if d.ProviderName != "" || d.EventName != "" {
+		dst = e.names.append(dst, d.ProviderName, d.EventName)
 	}
 	if fs&hasId != 0 {
 		dst = append(dst, `,"Id":`...)
@@ -108,30 +103,42 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 	return append(dst, '}', '\n')
 }
 
-// quotedNames remembers provider and event names as JSON strings. The
-// names of a trace are few and each is one string held by its schema, so
-// a slot chosen by where the string lives nearly always holds it already;
-// quoting it anew costs a test a character, which on names of 20 to 40
-// characters was a tenth of the cost of a line.
+// quotedNames remembers the ProviderName and EventName members of lines,
+// as JSON. The names of a trace are few and each is one string held by its
+// schema, so a slot chosen by where the event name lives nearly always
+// holds the pair already; quoting them anew costs a test a character,
+// which on names of 20 to 40 characters was a tenth of the cost of a line.
 type quotedNames struct {
 	slots [64]quotedName
 }
 
 type quotedName struct {
-	name   string
-	quoted []byte
+	provider, event string
+	members         []byte // `,"ProviderName":"…","EventName":"…"`
 }
 
-func (q *quotedNames) append(dst []byte, name string) []byte {
-	if len(name) == 0 {
-		return append(dst, `""`...)
+// append appends the members of the names that are not empty; one of them
+// is not.
+func (q *quotedNames) append(dst []byte, provider, event string) []byte {
+	at := unsafe.StringData(event)
+	if event == "" {
+		at = unsafe.StringData(provider)
 	}
-	s := &q.slots[uintptr(unsafe.Pointer(unsafe.StringData(name)))>>4%uintptr(len(q.slots))]
+	s := &q.slots[uintptr(unsafe.Pointer(at))>>4%uintptr(len(q.slots))]
 	// Comparing the same string is comparing two pointers; another
 	// string of the same text is still equal.
-	if s.name != name || s.quoted == nil {
-		s.name = name
-		s.quoted = appendJSONString(s.quoted[:0], name)
+	if s.members == nil || s.provider != provider || s.event != event {
+		s.provider, s.event = provider, event
+		m := s.members[:0]
+		if provider != "" {
+			m = append(m, `,"ProviderName":`...)
+			m = appendJSONString(m, provider)
+		}
+		if event != "" {
+			m = append(m, `,"EventName":`...)
+			m = appendJSONString(m, event)
+		}
+		s.members = m
 	}
-	return append(dst, s.quoted...)
+	return append(dst, s.members...)
 }
