@@ -71,6 +71,8 @@ type columnSpec struct {
 	// off where bounds select nothing: payloads, GUIDs (they interleave
 	// in every row group) and the header type.
 	stats bool
+	// guid: the values are GUIDs, staged as they are and written as text.
+	guid bool
 }
 
 // timestampUTC is the isAdjustedToUTC flag of the TimeStamp column. The
@@ -87,7 +89,7 @@ var columns = [numColumns]columnSpec{
 	colTimeStamp:         {name: "TimeStamp", phys: physInt64, logical: schema.NewTimestampLogicalTypeForce(timestampUTC, schema.TimeUnitNanos), enc: encDelta, stats: true},
 	colRawTimeStamp:      {name: "RawTimeStamp", phys: physInt64, required: true, enc: encDelta, stats: true},
 	colHeaderType:        {name: "HeaderType", phys: physBytes, logical: schema.StringLogicalType{}, required: true, enc: encDictionary},
-	colProviderId:        {name: "ProviderId", phys: physBytes, logical: schema.StringLogicalType{}, enc: encDictionary},
+	colProviderId:        {name: "ProviderId", phys: physBytes, logical: schema.StringLogicalType{}, enc: encDictionary, guid: true},
 	colProviderName:      {name: "ProviderName", phys: physBytes, logical: schema.StringLogicalType{}, enc: encDictionary, stats: true},
 	colEventName:         {name: "EventName", phys: physBytes, logical: schema.StringLogicalType{}, enc: encDictionary, stats: true},
 	colId:                {name: "Id", phys: physInt32, logical: unsigned(16), enc: encDelta, stats: true},
@@ -100,8 +102,8 @@ var columns = [numColumns]columnSpec{
 	colProcessId:         {name: "ProcessId", phys: physInt32, logical: unsigned(32), enc: encDelta, stats: true},
 	colThreadId:          {name: "ThreadId", phys: physInt32, logical: unsigned(32), enc: encDelta, stats: true},
 	colProcessorNumber:   {name: "ProcessorNumber", phys: physInt32, logical: unsigned(16), required: true, enc: encDelta, stats: true},
-	colActivityId:        {name: "ActivityId", phys: physBytes, logical: schema.StringLogicalType{}, enc: encPlain},
-	colRelatedActivityId: {name: "RelatedActivityId", phys: physBytes, logical: schema.StringLogicalType{}, enc: encPlain},
+	colActivityId:        {name: "ActivityId", phys: physBytes, logical: schema.StringLogicalType{}, enc: encPlain, guid: true},
+	colRelatedActivityId: {name: "RelatedActivityId", phys: physBytes, logical: schema.StringLogicalType{}, enc: encPlain, guid: true},
 	colFlags:             {name: "Flags", phys: physInt32, logical: unsigned(16), required: true, enc: encDelta, stats: true},
 	colPayload:           {name: "Payload", phys: physBytes, logical: schema.JSONLogicalType{}},
 	colUserData:          {name: "UserData", phys: physBytes},

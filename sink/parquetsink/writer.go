@@ -65,9 +65,10 @@ const (
 	chunkRows  = 8192
 	chunkBytes = 4 << 20
 	// chunksInFlight is the number of chunks staged or being encoded at
-	// once: the slowest column (usually UserData) may lag behind the
-	// others by that many chunks before Write waits.
-	chunksInFlight = 4
+	// once: the slowest column (usually Payload) may lag behind the
+	// others, and a row group be written out, while Write stages that
+	// many chunks before it waits.
+	chunksInFlight = 6
 )
 
 // ErrClosed is returned by Write after Close.
@@ -105,15 +106,19 @@ type Writer struct {
 	rowsLimit int
 	bytesLim  int
 
-	rg      file.BufferedRowGroupWriter
+	// rgRows and rgBytes are what Write has staged of the current row
+	// group; the row group itself belongs to the goroutine that runs
+	// rowGroups.
 	rgRows  int
 	rgBytes int
 
 	cur      *chunk
 	free     chan *chunk
+	full     chan *chunk // staged chunks, to rowGroups
 	work     []chan *chunk
-	inflight sync.WaitGroup // chunks handed out and not yet back
+	inflight sync.WaitGroup // chunks handed to the columns and not yet back
 	workers  sync.WaitGroup
+	done     chan struct{} // rowGroups has written its last row group
 
 	errMu  sync.Mutex
 	err    error
@@ -125,9 +130,11 @@ type Writer struct {
 
 // chunk is a few thousand rows, column by column.
 type chunk struct {
-	rg      file.BufferedRowGroupWriter
-	rows    int
-	bytes   int
+	rg    file.BufferedRowGroupWriter
+	rows  int
+	bytes int
+	// last: the chunk ends its row group.
+	last    bool
 	cols    [numColumns]stage
 	pending atomic.Int32 // columns still to encode it
 }
@@ -139,12 +146,10 @@ type stage struct {
 	i64  []int64
 	data []byte // the byte values, end to end
 	ends []int  // where each byte value ends in data
-	defs []int16
-	// lastGUID and lastText are the GUID column's previous value: the
-	// provider and activity of one record are mostly those of the one
-	// before.
-	lastGUID uuid.UUID
-	lastText [36]byte
+	// guids are a GUID column's values, as they are: the column's
+	// goroutine writes them as text.
+	guids []uuid.UUID
+	defs  []int16
 }
 
 // NewWriter starts a Parquet file on w. The file is complete once Close
@@ -168,7 +173,9 @@ func NewWriter(w io.Writer, opts Options) (*Writer, error) {
 		rowsLimit: opts.RowGroupRows,
 		bytesLim:  opts.RowGroupBytes,
 		free:      make(chan *chunk, chunksInFlight),
+		full:      make(chan *chunk, chunksInFlight),
 		work:      make([]chan *chunk, ncol),
+		done:      make(chan struct{}),
 	}
 	if pw.rowsLimit <= 0 {
 		pw.rowsLimit = DefaultRowGroupRows
@@ -185,6 +192,7 @@ func NewWriter(w io.Writer, opts Options) (*Writer, error) {
 		pw.workers.Add(1)
 		go pw.column(i)
 	}
+	go pw.rowGroups()
 	return pw, nil
 }
 
@@ -244,54 +252,74 @@ func (w *Writer) Write(r *record.Record, d *Decoded) error {
 	return nil
 }
 
-// dispatch hands the current chunk to the column goroutines, takes a free
-// one, and ends the row group when it is full.
+// dispatch hands the current chunk on and takes a free one. Write goes
+// on staging while the chunk is encoded and its row group written out.
 func (w *Writer) dispatch() error {
 	c := w.cur
 	if c.rows == 0 {
 		return w.firstError()
 	}
-	if w.rg == nil {
-		rg, err := w.fw.AppendBufferedRowGroupChecked()
-		if err != nil {
-			w.setError(err)
-			return err
-		}
-		w.rg = rg
-	}
-	c.rg = w.rg
 	w.rgRows += c.rows
 	w.rgBytes += c.bytes
-	last := w.closed || w.rgRows >= w.rowsLimit || w.rgBytes >= w.bytesLim
-	c.pending.Store(int32(w.ncol))
-	w.inflight.Add(1)
-	// c belongs to the column goroutines from here on.
-	for _, ch := range w.work {
-		ch <- c
+	c.last = w.closed || w.rgRows >= w.rowsLimit || w.rgBytes >= w.bytesLim
+	if c.last {
+		w.rgRows, w.rgBytes = 0, 0
 	}
+	// c belongs to the other goroutines from here on.
+	w.full <- c
 	w.cur = <-w.free
-	if last {
-		return w.endRowGroup()
-	}
 	return w.firstError()
 }
 
-// endRowGroup waits for every chunk of the row group to be encoded, then
-// writes the row group out.
-func (w *Writer) endRowGroup() error {
-	w.inflight.Wait()
-	if w.rg == nil {
-		return w.firstError()
+// rowGroups starts a row group for the chunks that begin one, hands every
+// chunk to the column goroutines and, after a row group's last chunk is
+// encoded, writes the row group out; then it stops the column goroutines.
+// It is the only goroutine that writes to the file until Close.
+func (w *Writer) rowGroups() {
+	defer close(w.done)
+	var rg file.BufferedRowGroupWriter
+	endRowGroup := func() {
+		w.inflight.Wait()
+		if rg != nil && !w.failed.Load() {
+			if err := rg.Close(); err != nil {
+				w.setError(err)
+			}
+		}
+		rg = nil
 	}
-	rg := w.rg
-	w.rg, w.rgRows, w.rgBytes = nil, 0, 0
-	if err := w.firstError(); err != nil {
-		return err
+	for c := range w.full {
+		if rg == nil && !w.failed.Load() {
+			var err error
+			if rg, err = w.fw.AppendBufferedRowGroupChecked(); err != nil {
+				w.setError(err)
+				rg = nil
+			}
+		}
+		if rg == nil {
+			// After an error the chunk is only given back.
+			for i := range c.cols {
+				c.cols[i].reset()
+			}
+			c.rows, c.bytes = 0, 0
+			w.free <- c
+			continue
+		}
+		c.rg = rg
+		c.pending.Store(int32(w.ncol))
+		w.inflight.Add(1)
+		last := c.last
+		for _, ch := range w.work {
+			ch <- c
+		}
+		if last {
+			endRowGroup()
+		}
 	}
-	if err := rg.Close(); err != nil {
-		w.setError(err)
+	endRowGroup()
+	for _, ch := range w.work {
+		close(ch)
 	}
-	return w.firstError()
+	w.workers.Wait()
 }
 
 // column encodes column i of every chunk, in order.
@@ -301,7 +329,7 @@ func (w *Writer) column(i int) {
 	for c := range w.work[i] {
 		s := &c.cols[i]
 		if !w.failed.Load() {
-			if err := scratch.write(c.rg, i, s); err != nil {
+			if err := scratch.write(c.rg, i, s, c.last); err != nil {
 				w.setError(fmt.Errorf("parquetsink: column %s: %w", columns[i].name, err))
 			}
 		}
@@ -317,9 +345,23 @@ func (w *Writer) column(i int) {
 // columnScratch is a column goroutine's reused views of a chunk's values.
 type columnScratch struct {
 	views []parquet.ByteArray
+	// text holds a GUID column's values as text, each once per run of
+	// equal values: the provider and activity of one record are mostly
+	// those of the one before.
+	text []byte
 }
 
-func (sc *columnScratch) write(rg file.BufferedRowGroupWriter, i int, s *stage) error {
+// pageFlusher is what the column writers of arrow offer to encode and
+// compress the values they hold as a page.
+type pageFlusher interface {
+	FlushBufferedDataPages() error
+}
+
+// write encodes column i of a chunk. At the end of a row group it also
+// compresses the column's last page here, in the column's goroutine,
+// rather than when the row group is written out; dictionary columns keep
+// theirs, as their dictionary page must come first.
+func (sc *columnScratch) write(rg file.BufferedRowGroupWriter, i int, s *stage, last bool) error {
 	cw, err := rg.Column(i)
 	if err != nil {
 		return err
@@ -334,11 +376,16 @@ func (sc *columnScratch) write(rg file.BufferedRowGroupWriter, i int, s *stage) 
 	case *file.Int64ColumnChunkWriter:
 		_, err = cw.WriteBatch(s.i64, defs, nil)
 	case *file.ByteArrayColumnChunkWriter:
-		views := sc.views[:0]
-		start := 0
-		for _, end := range s.ends {
-			views = append(views, s.data[start:end:end])
-			start = end
+		var views []parquet.ByteArray
+		if columns[i].guid {
+			views = sc.guidViews(s.guids)
+		} else {
+			views = sc.views[:0]
+			start := 0
+			for _, end := range s.ends {
+				views = append(views, s.data[start:end:end])
+				start = end
+			}
 		}
 		sc.views = views
 		_, err = cw.WriteBatch(views, defs, nil)
@@ -346,11 +393,36 @@ func (sc *columnScratch) write(rg file.BufferedRowGroupWriter, i int, s *stage) 
 	default:
 		err = fmt.Errorf("unexpected column writer %T", cw)
 	}
+	if err == nil && last && columns[i].enc != encDictionary {
+		if f, ok := cw.(pageFlusher); ok {
+			err = f.FlushBufferedDataPages()
+		}
+	}
 	return err
 }
 
+// guidViews writes GUIDs as text into sc.text and returns a view of each.
+func (sc *columnScratch) guidViews(guids []uuid.UUID) []parquet.ByteArray {
+	views := sc.views[:0]
+	// Room for every value, so that the views stay valid.
+	text := slices.Grow(sc.text[:0], 36*len(guids))
+	var prev uuid.UUID
+	var view []byte
+	for i, g := range guids {
+		if i == 0 || g != prev {
+			n := len(text)
+			text = appendGUID(text, g)
+			view = text[n : n+36 : n+36]
+			prev = g
+		}
+		views = append(views, view)
+	}
+	sc.text = text
+	return views
+}
+
 func (s *stage) reset() {
-	s.i32, s.i64, s.data, s.ends, s.defs = s.i32[:0], s.i64[:0], s.data[:0], s.ends[:0], s.defs[:0]
+	s.i32, s.i64, s.data, s.ends, s.guids, s.defs = s.i32[:0], s.i64[:0], s.data[:0], s.ends[:0], s.guids[:0], s.defs[:0]
 }
 
 // optValue adds a number to vals, or NULL.
@@ -384,12 +456,7 @@ func (s *stage) reqString(v string) {
 
 func (s *stage) optGUID(g uuid.UUID, ok bool) {
 	if ok {
-		if g != s.lastGUID || s.lastText[0] == 0 {
-			appendGUID(s.lastText[:0], g)
-			s.lastGUID = g
-		}
-		s.data = append(s.data, s.lastText[:]...)
-		s.ends = append(s.ends, len(s.data))
+		s.guids = append(s.guids, g)
 		s.defs = append(s.defs, 1)
 	} else {
 		s.defs = append(s.defs, 0)
@@ -406,11 +473,8 @@ func (w *Writer) Close() error {
 	if w.cur.rows > 0 {
 		w.dispatch()
 	}
-	w.endRowGroup()
-	for _, ch := range w.work {
-		close(ch)
-	}
-	w.workers.Wait()
+	close(w.full)
+	<-w.done
 	if err := w.firstError(); err != nil {
 		return err
 	}
