@@ -359,8 +359,7 @@ type pageFlusher interface {
 
 // write encodes column i of a chunk. At the end of a row group it also
 // compresses the column's last page here, in the column's goroutine,
-// rather than when the row group is written out; dictionary columns keep
-// theirs, as their dictionary page must come first.
+// rather than when the row group is written out.
 func (sc *columnScratch) write(rg file.BufferedRowGroupWriter, i int, s *stage, last bool) error {
 	cw, err := rg.Column(i)
 	if err != nil {
@@ -393,7 +392,7 @@ func (sc *columnScratch) write(rg file.BufferedRowGroupWriter, i int, s *stage, 
 	default:
 		err = fmt.Errorf("unexpected column writer %T", cw)
 	}
-	if err == nil && last && columns[i].enc != encDictionary {
+	if err == nil && last {
 		if f, ok := cw.(pageFlusher); ok {
 			err = f.FlushBufferedDataPages()
 		}
