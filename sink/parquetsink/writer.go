@@ -139,6 +139,36 @@ type chunk struct {
 	pending atomic.Int32 // columns still to encode it
 }
 
+// newChunk makes a chunk with room for chunkRows rows of the first ncol
+// columns, so that staging does not grow slices row by row; byte values
+// get a share of chunkBytes, which Payload may still outgrow.
+func newChunk(ncol int) *chunk {
+	c := &chunk{}
+	for i := range ncol {
+		s := &c.cols[i]
+		col := &columns[i]
+		if !col.required {
+			s.defs = make([]int16, 0, chunkRows)
+		}
+		switch {
+		case col.phys == physInt32:
+			s.i32 = make([]int32, 0, chunkRows)
+		case col.phys == physInt64:
+			s.i64 = make([]int64, 0, chunkRows)
+		case col.guid:
+			s.guids = make([]uuid.UUID, 0, chunkRows)
+		default:
+			s.ends = make([]int, 0, chunkRows)
+			if i == colPayload || i == colUserData {
+				s.data = make([]byte, 0, chunkBytes/2)
+			} else {
+				s.data = make([]byte, 0, 32*chunkRows)
+			}
+		}
+	}
+	return c
+}
+
 // stage holds one column of a chunk: the values present (dense) and, for
 // an optional column, one definition level per row (0 is NULL).
 type stage struct {
@@ -184,9 +214,9 @@ func NewWriter(w io.Writer, opts Options) (*Writer, error) {
 		pw.bytesLim = DefaultRowGroupBytes
 	}
 	for range chunksInFlight - 1 {
-		pw.free <- &chunk{}
+		pw.free <- newChunk(ncol)
 	}
-	pw.cur = &chunk{}
+	pw.cur = newChunk(ncol)
 	for i := range pw.work {
 		pw.work[i] = make(chan *chunk, chunksInFlight)
 		pw.workers.Add(1)
