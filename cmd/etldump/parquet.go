@@ -51,13 +51,13 @@ func (d *dumper) parquet() {
 	}
 	var ds describe.Description
 	var dec parquetsink.Decoded
-	js := d.line[:0]
+	// The payload is rendered straight into the writer's column.
+	appendPayload := func(dst []byte) []byte { return payload.AppendJSONObject(dst, ds.Fields) }
 	d.each(func(r *record.Record) bool {
 		d.describe.describe(r, &ds)
 		dec = parquetsink.Decoded{ProviderName: ds.ProviderName, EventName: ds.EventName}
 		if ds.Decoded {
-			js = payload.AppendJSONObject(js[:0], ds.Fields)
-			dec.Payload = js
+			dec.AppendPayload = appendPayload
 		}
 		if multi {
 			if i := d.set.Origin(); i >= 0 && i < len(d.inputs) {

@@ -37,6 +37,7 @@
 package parquetsink
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -83,6 +84,11 @@ type Decoded struct {
 	// payload was not decoded; the record's UserData is written instead
 	// (when it has any).
 	Payload []byte
+	// AppendPayload, when not nil, is called instead of reading Payload:
+	// it appends the payload's JSON object to dst and returns the result,
+	// so that the object is rendered where the writer keeps it rather
+	// than copied there. It must not keep dst.
+	AppendPayload func(dst []byte) []byte
 	// File names the input the record came from; written only to a File
 	// column (Options.FileColumn).
 	File string
@@ -264,15 +270,26 @@ func (w *Writer) Write(r *record.Record, d *Decoded) error {
 	rel, ok := r.RelatedActivity()
 	cols[colRelatedActivityId].optGUID(rel, ok)
 	cols[colFlags].i32 = append(cols[colFlags].i32, int32(r.Flags))
-	optBytes(&cols[colPayload], d.Payload, d.Payload != nil)
-	optBytes(&cols[colUserData], r.UserData, d.Payload == nil && len(r.UserData) > 0)
+	payloadLen := len(d.Payload)
+	decoded := d.Payload != nil
+	if d.AppendPayload != nil {
+		s := &cols[colPayload]
+		n := len(s.data)
+		s.data = d.AppendPayload(s.data)
+		s.ends = append(s.ends, len(s.data))
+		s.defs = append(s.defs, 1)
+		payloadLen, decoded = len(s.data)-n, true
+	} else {
+		optBytes(&cols[colPayload], d.Payload, decoded)
+	}
+	optBytes(&cols[colUserData], r.UserData, !decoded && len(r.UserData) > 0)
 	if w.ncol > colFile {
 		cols[colFile].reqString(d.File)
 	}
 
 	// About what the row costs staged: the fixed columns, three GUIDs,
 	// and the variable parts.
-	c.bytes += 200 + len(d.ProviderName) + len(d.EventName) + len(d.Payload) + len(r.UserData)
+	c.bytes += 200 + len(d.ProviderName) + len(d.EventName) + payloadLen + len(r.UserData)
 	c.rows++
 	w.rows++
 	if c.rows >= chunkRows || c.bytes >= chunkBytes ||
@@ -379,6 +396,15 @@ type columnScratch struct {
 	// equal values: the provider and activity of one record are mostly
 	// those of the one before.
 	text []byte
+	// known remembers GUIDs written before, by a hash of the GUID: a
+	// trace has few providers, and their records interleave.
+	known [64]knownGUID
+}
+
+type knownGUID struct {
+	guid uuid.UUID
+	text [36]byte
+	set  bool
 }
 
 // pageFlusher is what the column writers of arrow offer to encode and
@@ -439,8 +465,13 @@ func (sc *columnScratch) guidViews(guids []uuid.UUID) []parquet.ByteArray {
 	var view []byte
 	for i, g := range guids {
 		if i == 0 || g != prev {
+			k := &sc.known[(binary.LittleEndian.Uint64(g[:8])^binary.LittleEndian.Uint64(g[8:]))%uint64(len(sc.known))]
+			if !k.set || k.guid != g {
+				appendGUID(k.text[:0], g)
+				k.guid, k.set = g, true
+			}
 			n := len(text)
-			text = appendGUID(text, g)
+			text = append(text, k.text[:]...)
 			view = text[n : n+36 : n+36]
 			prev = g
 		}
