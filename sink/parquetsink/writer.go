@@ -166,9 +166,9 @@ func newChunk(ncol int) *chunk {
 		default:
 			s.ends = make([]int, 0, chunkRows)
 			if i == colPayload || i == colUserData {
-				s.data = make([]byte, 0, chunkBytes/2)
+				s.data = make([]byte, 0, chunkBytes/4)
 			} else {
-				s.data = make([]byte, 0, 32*chunkRows)
+				s.data = make([]byte, 0, 16*chunkRows)
 			}
 		}
 	}
