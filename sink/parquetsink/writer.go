@@ -415,7 +415,8 @@ type pageFlusher interface {
 
 // write encodes column i of a chunk. At the end of a row group it also
 // compresses the column's last page here, in the column's goroutine,
-// rather than when the row group is written out.
+// rather than when the row group is written out; dictionary columns keep
+// theirs, as their dictionary page must come first.
 func (sc *columnScratch) write(rg file.BufferedRowGroupWriter, i int, s *stage, last bool) error {
 	cw, err := rg.Column(i)
 	if err != nil {
@@ -448,7 +449,7 @@ func (sc *columnScratch) write(rg file.BufferedRowGroupWriter, i int, s *stage, 
 	default:
 		err = fmt.Errorf("unexpected column writer %T", cw)
 	}
-	if err == nil && last {
+	if err == nil && last && columns[i].enc != encDictionary {
 		if f, ok := cw.(pageFlusher); ok {
 			err = f.FlushBufferedDataPages()
 		}
