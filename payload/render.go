@@ -448,17 +448,25 @@ func appendQuotedHex(dst []byte, x uint64) []byte {
 	return append(dst, '"')
 }
 
-// hexUpper8 turns the four bytes of w (little-endian) into their eight
-// upper-case hex digits, first byte first, as a little-endian word.
-func hexUpper8(w uint32) uint64 {
+// HexDigits8 turns the four bytes of w (little-endian) into their eight
+// hex digits, upper- or lower-case, first byte first, as a little-endian
+// word to store in one step.
+func HexDigits8(w uint32, upper bool) uint64 {
 	s := uint64(w)
 	s = (s | s<<16) & 0x0000FFFF0000FFFF
 	s = (s | s<<8) & 0x00FF00FF00FF00FF // byte k of w in the low byte of lane k
 	n := (s>>4)&0x000F000F000F000F | (s&0x000F000F000F000F)<<8
-	// Each byte is now a nibble: add '0', and 'A'-'0'-10 more above 9.
+	// Each byte is now a nibble: add '0', and the distance from '9'+1 to
+	// 'A' or 'a' more above 9.
 	above9 := ((n + 0x0606060606060606) >> 4) & 0x0101010101010101
-	return n + 0x3030303030303030 + above9*7
+	letters := uint64('a' - '0' - 10)
+	if upper {
+		letters = 'A' - '0' - 10
+	}
+	return n + 0x3030303030303030 + above9*letters
 }
+
+func hexUpper8(w uint32) uint64 { return HexDigits8(w, true) }
 
 func (v Value) appendFloat(dst []byte, inJSON bool) []byte {
 	f := v.Float()

@@ -219,17 +219,8 @@ func appendHexBytes(dst []byte, b []byte) []byte {
 	return dst
 }
 
-// hex8 turns the four bytes of w (little-endian) into their eight
-// lowercase hex digits, first byte first, as a little-endian word.
-func hex8(w uint32) uint64 {
-	s := uint64(w)
-	s = (s | s<<16) & 0x0000FFFF0000FFFF
-	s = (s | s<<8) & 0x00FF00FF00FF00FF // byte k of w in the low byte of lane k
-	n := (s>>4)&0x000F000F000F000F | (s&0x000F000F000F000F)<<8
-	// Each byte is now a nibble: add '0', and 'a'-'0'-10 more above 9.
-	above9 := ((n + 0x0606060606060606) >> 4) & 0x0101010101010101
-	return n + 0x3030303030303030 + above9*39
-}
+// hex8 gives the eight lowercase hex digits of the four bytes of w.
+func hex8(w uint32) uint64 { return payload.HexDigits8(w, false) }
 
 // appendUint appends v in decimal. Most header numbers (version, level,
 // opcode, processor) are below 100 and skip strconv's general path.
