@@ -226,7 +226,7 @@ func (l *Learner) eventInfo(r *record.Record) {
 		}
 	}
 	e, err := ei.Event(func(name string) *payload.Map { return l.mapFor(ei.ProviderGUID, name) })
-	e = kernel.KernelFileEvent(k, e)
+	e = dotnet.StackEvent(k, kernel.KernelFileEvent(k, e))
 	if err != nil {
 		// The names still hold; a later description of the event may
 		// bring a payload that works.

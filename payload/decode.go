@@ -336,7 +336,21 @@ func (d *decoder) valueOf(f *Field, out *Value) error {
 	}
 	block := d.alloc(n)
 	first := d.pos
-	for i := 0; i < n; i++ {
+	i := 0
+	// Arrays of numbers (stacks, offsets, counters) that lie whole in the
+	// payload and the slab: one layout for every element.
+	if l, ok := numberLayoutOf(f, d.ptr); ok && n*int(l.size) <= len(d.p)-d.pos && block+n <= len(d.slab) {
+		size := int(l.size)
+		rest := d.p[d.pos:]
+		for ; i < n; i++ {
+			o := &d.slab[block+i]
+			o.field, o.kind, o.flags = f, l.kind, l.flags
+			o.raw, o.num, o.kids = rest[:size:size], loadNumber(rest, size, l.kind), nil
+			rest = rest[size:]
+		}
+		d.pos += n * size
+	}
+	for ; i < n; i++ {
 		out := d.at(block, i)
 		if d.number(f, out) {
 			continue

@@ -86,6 +86,22 @@ type Field struct {
 	jsonKey string
 }
 
+// Description is the part of the field its source describes, members
+// included, without what NewSchema works out from it: a field to change
+// and give NewSchema again.
+func (f *Field) Description() Field {
+	d := Field{Name: f.Name, InType: f.InType, OutType: f.OutType, Arity: f.Arity, Count: f.Count,
+		CountField: f.CountField, Length: f.Length, LengthField: f.LengthField, FixedLength: f.FixedLength,
+		Optional: f.Optional, Map: f.Map, Tags: f.Tags, CustomSchema: f.CustomSchema}
+	if f.Members != nil {
+		d.Members = make([]Field, len(f.Members))
+		for i := range f.Members {
+			d.Members[i] = f.Members[i].Description()
+		}
+	}
+	return d
+}
+
 // prepareKey makes the field's JSON object key when its name needs no
 // escaping.
 func (f *Field) prepareKey() {

@@ -141,6 +141,11 @@ func (v *Value) appendJSON(dst []byte) []byte {
 			case InHexInt32, InHexInt64, InPointer, InSizeT:
 				hex = true
 			}
+			if hex {
+				if out, ok := appendHexArray(dst, v.kids, f); ok {
+					return append(out, ']')
+				}
+			}
 			for i := range v.kids {
 				k := &v.kids[i]
 				if i > 0 {
@@ -439,6 +444,47 @@ func appendHex(dst []byte, x uint64, minDigits int) []byte {
 		le.PutUint64(out[n-6:], lo)
 	}
 	return dst[:l+2+n]
+}
+
+// appendHexArray writes the elements of a hex array ("0x1A","0x2B"…)
+// into room grown once, for arrays whose every element is a number of
+// field f: stacks are most of the hex a trace holds. It reports false,
+// writing nothing, for any other array.
+func appendHexArray(dst []byte, kids []Value, f *Field) ([]byte, bool) {
+	for i := range kids {
+		if k := &kids[i]; k.kind != KindUint && k.kind != KindInt || k.field != f {
+			return dst, false
+		}
+	}
+	// Each element takes at most 21 bytes: a comma, two quotes, "0x" and
+	// 16 digits; the 8-byte stores below reach 6 bytes past the digits.
+	l := len(dst)
+	dst = slices.Grow(dst, 21*len(kids)+8)
+	out := dst[l:cap(dst)]
+	le := binary.LittleEndian
+	p := 0
+	for i := range kids {
+		k := &kids[i]
+		x := k.num & widthMask(len(k.raw))
+		if i > 0 {
+			out[p] = ','
+			p++
+		}
+		out[p], out[p+1], out[p+2] = '"', '0', 'x'
+		p += 3
+		n := max((bits.Len64(x)+3)/4, 1)
+		lo := hexUpper8(bits.ReverseBytes32(uint32(x)))
+		if n <= 8 {
+			le.PutUint64(out[p:], lo>>(64-8*uint(n)))
+		} else {
+			le.PutUint64(out[p:], hexUpper8(bits.ReverseBytes32(uint32(x>>32)))>>(128-8*uint(n)))
+			le.PutUint64(out[p+n-8:], lo)
+		}
+		p += n
+		out[p] = '"'
+		p++
+	}
+	return dst[:l+p], true
 }
 
 // appendQuotedHex is appendHex without a minimum width, between quotes.

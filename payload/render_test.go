@@ -100,3 +100,42 @@ func TestObjectKeys(t *testing.T) {
 	s.Fields[0].Name = "Renamed"
 	assert.Equal(t, `{"C":2,"CName":"Two","Renamed":1,`+want[7:], string(AppendJSONObject(nil, vals)))
 }
+
+// TestHexArrays: arrays of pointers and hex integers render as each
+// element would alone, whatever their widths, through the path that
+// writes them in one step.
+func TestHexArrays(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for _, c := range []struct {
+		in  InType
+		ptr int
+	}{{InPointer, 8}, {InPointer, 4}, {InHexInt64, 8}, {InHexInt32, 8}} {
+		for _, n := range []int{0, 1, 2, 5, 33} {
+			var p []byte
+			want := "["
+			for i := range n {
+				x := rng.Uint64() >> (rng.Intn(64))
+				size := c.ptr
+				if c.in == InHexInt32 {
+					size = 4
+				}
+				p = binary.LittleEndian.AppendUint64(p, x)[:len(p)+size]
+				if i > 0 {
+					want += ","
+				}
+				want += string(appendQuotedHex(nil, x&widthMask(size)))
+			}
+			want += "]"
+			s, err := NewSchema("E", []Field{{Name: "A", InType: c.in, Arity: FixedCount, Count: uint16(n)}})
+			require.NoError(t, err)
+			vals, err := s.Decode(p, c.ptr, nil)
+			require.NoError(t, err)
+			assert.Equal(t, `{"A":`+want+`}`, string(AppendJSONObject(nil, vals)), "%v, %d elements", c.in, n)
+		}
+	}
+	// An element that is not a number of the array's field takes the
+	// general path.
+	kids := []Value{{field: &Field{InType: InPointer}, kind: KindUint, num: 1, raw: make([]byte, 8)}, {kind: KindString}}
+	_, ok := appendHexArray(nil, kids, kids[0].field)
+	assert.False(t, ok)
+}

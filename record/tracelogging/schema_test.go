@@ -257,11 +257,5 @@ func TestTypeNames(t *testing.T) {
 // described is the part of a field its source describes, without what
 // payload.NewSchema works out from it.
 func described(f tl.Field) tl.Field {
-	d := tl.Field{Name: f.Name, InType: f.InType, OutType: f.OutType, Arity: f.Arity, Count: f.Count,
-		CountField: f.CountField, Length: f.Length, LengthField: f.LengthField, FixedLength: f.FixedLength,
-		Optional: f.Optional, Map: f.Map, Tags: f.Tags, CustomSchema: f.CustomSchema}
-	for _, m := range f.Members {
-		d.Members = append(d.Members, described(m))
-	}
-	return d
+	return f.Description()
 }

@@ -221,3 +221,40 @@ func BenchmarkSet(b *testing.B) {
 		dotnet.ApplyTraceEventConventions(s)
 	}
 }
+
+// TestStackWalkReadsFrameCountFrames: the runtime's stack events hold
+// FrameCount frames, though the manifest declares a count of 2; the
+// built-in tables and StackEvent (for the same event described by TDH
+// metadata) read them all, and a stack cut short is an error, not a
+// shorter stack.
+func TestStackWalkReadsFrameCountFrames(t *testing.T) {
+	stack := le(uint16(9), uint8(0), uint8(0), uint32(3), uint64(0x7FF1), uint64(0x7FF2), uint64(0x7FF3))
+	e, got := decodeEvent(t, 82, 0, stack)
+	assert.Equal(t, "ClrStack/Walk", e.Name)
+	assert.Equal(t, `{"ClrInstanceID":9,"Reserved1":0,"Reserved2":0,"FrameCount":3,"Stack":["0x7FF1","0x7FF2","0x7FF3"]}`, got)
+	_, err := e.Payload.Decode(stack[:len(stack)-8], 8, nil)
+	assert.Error(t, err)
+
+	// The event as the manifest (and TDH metadata made from it) says it.
+	asDeclared, err := payload.NewSchema("ClrStackWalk", []payload.Field{
+		{Name: "ClrInstanceID", InType: payload.InUInt16},
+		{Name: "Reserved1", InType: payload.InUInt8},
+		{Name: "Reserved2", InType: payload.InUInt8},
+		{Name: "FrameCount", InType: payload.InUInt32},
+		{Name: "Stack", InType: payload.InPointer, Arity: payload.FixedCount, Count: 2},
+	})
+	require.NoError(t, err)
+	declared := &schema.Event{Name: "CLRStack/CLRStackWalk", Payload: asDeclared}
+	k := schema.Key{Provider: runtimeGUID, ID: 82}
+	fixed := dotnet.StackEvent(k, declared)
+	require.NotSame(t, declared, fixed)
+	vals, err := fixed.Payload.Decode(stack, 8, nil)
+	require.NoError(t, err)
+	assert.Equal(t, `{"ClrInstanceID":9,"Reserved1":0,"Reserved2":0,"FrameCount":3,"Stack":["0x7FF1","0x7FF2","0x7FF3"]}`,
+		string(payload.AppendJSONObject(nil, vals)))
+	// The declared schema is left as it was, and other providers' events
+	// are not touched.
+	assert.Equal(t, payload.FixedCount, declared.Payload.Fields[4].Arity)
+	other := schema.Key{Provider: uuid.MustParse("22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716"), ID: 82}
+	assert.Same(t, declared, dotnet.StackEvent(other, declared))
+}

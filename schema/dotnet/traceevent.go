@@ -234,11 +234,8 @@ func (c *converter) fields(provider uuid.UUID, fs []payload.Field, r *rule, top 
 	}
 	out := make([]payload.Field, len(fs))
 	for i, f := range fs {
-		// Copy the exported description only: NewSchema sets the rest.
-		g := payload.Field{Name: f.Name, InType: f.InType, OutType: f.OutType, Arity: f.Arity, Count: f.Count,
-			CountField: f.CountField, Length: f.Length, LengthField: f.LengthField, FixedLength: f.FixedLength,
-			Optional: f.Optional, Map: c.fixMap(f.Map), Tags: f.Tags, CustomSchema: f.CustomSchema,
-			Members: c.fields(provider, f.Members, r, false)}
+		g := f.Description()
+		g.Map, g.Members = c.fixMap(f.Map), c.fields(provider, f.Members, r, false)
 		if r != nil && top && g.Map == nil {
 			if m, ok := r.maps[f.Name]; ok {
 				g.Map = m
@@ -253,9 +250,67 @@ func (c *converter) fields(provider uuid.UUID, fs []payload.Field, r *rule, top 
 				g.Name = n
 			}
 		}
+		if top && isStackFrames(fs, i) {
+			g.Arity, g.Count, g.CountField = payload.CountFromField, 0, frameCountField
+		}
 		out[i] = g
 	}
 	return out
+}
+
+// frameCountField and stackField are the fields of the runtime's stack
+// events (template ClrStackWalk: CLRStack/Walk and its rundown, stress
+// and private forms).
+const (
+	frameCountField = "FrameCount"
+	stackField      = "Stack"
+)
+
+// StackEvent gives a .NET stack event described by other means than the
+// runtime's manifest (the TDH metadata of a merged trace, made from the
+// same manifest) the stack the runtime writes: FrameCount frames, not the
+// manifest's 2. Other events are returned as they are.
+func StackEvent(k schema.Key, e *schema.Event) *schema.Event {
+	if k.Classic || !isDotNet(k.Provider) || e == nil || e.Payload == nil {
+		return e
+	}
+	fs := e.Payload.Fields
+	for i := range fs {
+		if !isStackFrames(fs, i) {
+			continue
+		}
+		fields := make([]payload.Field, len(fs))
+		for j := range fs {
+			fields[j] = fs[j].Description()
+		}
+		fields[i].Arity, fields[i].Count, fields[i].CountField = payload.CountFromField, 0, frameCountField
+		s, err := payload.NewSchema(e.Payload.Name, fields)
+		if err != nil {
+			return e
+		}
+		s.Spare = e.Payload.Spare
+		c := *e
+		c.Payload = s
+		return &c
+	}
+	return e
+}
+
+// isStackFrames reports the Stack field of a stack event. Its manifest
+// declares a fixed count of 2, but the runtime writes FrameCount return
+// addresses there, as many as the stack has; read as 2 the rest of every
+// stack would be left over as trailing bytes.
+func isStackFrames(fs []payload.Field, i int) bool {
+	f := &fs[i]
+	if f.Name != stackField || f.Arity != payload.FixedCount || f.InType != payload.InPointer || i == 0 {
+		return false
+	}
+	for _, g := range fs[:i] {
+		if g.Name == frameCountField && g.Arity == payload.Scalar && g.InType == payload.InUInt32 {
+			return true
+		}
+	}
+	return false
 }
 
 // fixMap returns the map with TraceEvent's names: "None" for 0 in a bit

@@ -41,9 +41,7 @@ func KernelFileEvent(k schema.Key, e *schema.Event) *schema.Event {
 		if len(f.Members) != 0 {
 			return e
 		}
-		g := payload.Field{Name: f.Name, InType: f.InType, OutType: f.OutType, Arity: f.Arity, Count: f.Count,
-			CountField: f.CountField, Length: f.Length, LengthField: f.LengthField, FixedLength: f.FixedLength,
-			Optional: f.Optional, Map: f.Map, Tags: f.Tags, CustomSchema: f.CustomSchema}
+		g := f.Description()
 		switch f.Name {
 		case "Irp":
 			g.Name = "IrpPtr"

@@ -254,9 +254,9 @@ func TestLengthsCountsAndStructs(t *testing.T) {
 
 // withoutSlots copies the exported part of a field, for comparisons.
 func withoutSlots(f payload.Field) payload.Field {
-	return payload.Field{Name: f.Name, InType: f.InType, OutType: f.OutType, Arity: f.Arity, Count: f.Count,
-		CountField: f.CountField, Length: f.Length, LengthField: f.LengthField, FixedLength: f.FixedLength,
-		Optional: f.Optional, Map: f.Map, Tags: f.Tags, CustomSchema: f.CustomSchema, Members: f.Members}
+	d := f.Description()
+	d.Members = f.Members
+	return d
 }
 
 func TestNoTemplate(t *testing.T) {
