@@ -532,18 +532,7 @@ func (s *stream) fits(n int, cpu uint16, index bool, ts int64, inherit bool, siz
 
 // put appends raw to the open buffer of s, zero-padded to 8 bytes.
 func (w *Writer) put(s *stream, raw []byte, ts int64, inherit bool) {
-	p := s.p
-	b := p.b[s.used:]
-	end := copy(b, raw)
-	next := header.Align(end)
-	if end+8 <= len(b) {
-		// One store zeroes the padding; what it writes past it is written
-		// over by the next record or refilled with 0xFF at the flush.
-		binary.LittleEndian.PutUint64(b[end:end+8], 0)
-	} else {
-		clear(b[end:next])
-	}
-	s.used += next
+	// The counts first: then little is live across the copy's call.
 	switch {
 	case inherit:
 		s.ts, s.inherit = ts, true
@@ -556,6 +545,17 @@ func (w *Writer) put(s *stream, raw []byte, ts int64, inherit bool) {
 		w.latest, w.anyTime = ts, true
 	}
 	w.stats.Records++
+	b := s.p.b[s.used:]
+	end := copy(b, raw)
+	next := header.Align(end)
+	if end+8 <= len(b) {
+		// One store zeroes the padding; what it writes past it is written
+		// over by the next record or refilled with 0xFF at the flush.
+		binary.LittleEndian.PutUint64(b[end:end+8], 0)
+	} else {
+		clear(b[end:next])
+	}
+	s.used += next
 }
 
 func (w *Writer) newPage() *page {
