@@ -16,7 +16,9 @@
 // they were written.
 //
 // Memory stays bounded: one buffer per processor being written, within
-// Options.MemoryLimit. The output must be an io.WriteSeeker (a file):
+// Options.MemoryLimit, and at most four batches of 1 MiB (or of one buffer
+// each, when buffers are larger) of finished buffers on their way to the
+// file. The output must be an io.WriteSeeker (a file):
 // Close goes back to the header buffer to record how many buffers were
 // written and when the trace ends.
 package etlsink
