@@ -71,9 +71,24 @@ const (
 
 var fileNameField = payload.NewField(payload.Field{Name: "FileName", InType: payload.InUnicodeString})
 
+// GroupFileIO is the kernel's FileIO group (the high byte of HookId).
+const GroupFileIO = groupFileIO
+
 // fileIOClass is the class GUID of FileIO events relogged with classic
 // headers.
 var fileIOClass = record.KernelGroupGUID(groupFileIO, 0)
+
+// NamesFileObject reports the FileIO opcodes whose payload is a file
+// object and its name (Name, FileCreate, FileDelete, FileRundown): the
+// records by which later disk, file and page-fault events name their
+// files.
+func NamesFileObject(op uint8) bool {
+	switch op {
+	case opFileName, opFileCreate, opFileDelete, opFileNameRundown:
+		return true
+	}
+	return false
+}
 
 // Learn takes from r what later records need: a volume mapping, the
 // system paths, or a file object's name. Other records cost a few
@@ -117,9 +132,7 @@ func (s *State) Learn(r *record.Record) {
 	case r.ProviderId != fileIOClass:
 		return
 	}
-	switch r.EventDescriptor.Opcode {
-	case opFileName, opFileCreate, opFileDelete, opFileNameRundown:
-	default:
+	if !NamesFileObject(r.EventDescriptor.Opcode) {
 		return
 	}
 	p := r.PointerSize()

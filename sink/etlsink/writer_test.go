@@ -14,6 +14,8 @@ import (
 	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/schema/eventsource"
+	"github.com/etlkit/etlkit/schema/kernel"
 	"github.com/etlkit/etlkit/sink/etlsink"
 )
 
@@ -326,7 +328,7 @@ func TestNewWriterRefuses(t *testing.T) {
 }
 
 func TestIsTraceDescribing(t *testing.T) {
-	manifest := []byte{1, 1, 0, etlsink.ManifestMagic, 1, 0, 0, 0, '<'}
+	manifest := []byte{1, 1, 0, eventsource.EnvelopeMagic, 1, 0, 0, 0, '<'}
 	for _, tc := range []struct {
 		name string
 		r    record.Record
@@ -338,13 +340,18 @@ func TestIsTraceDescribing(t *testing.T) {
 		{"rundown complete", record.Record{HeaderType: header.TypeCompact64, HookId: 0x0008}, true},
 		{"context switch", record.Record{HeaderType: header.TypeSystem64, HookId: 0x0524}, false},
 		{"process rundown", record.Record{HeaderType: header.TypeSystem64, HookId: 0x0303}, false},
-		{"EventInfo", record.Record{HeaderType: header.TypeFull64, ProviderId: etlsink.MetaDataGUID, EventDescriptor: header.EventDescriptor{Opcode: 32}}, true},
-		{"EventMapInfo", record.Record{HeaderType: header.TypeFull32, ProviderId: etlsink.MetaDataGUID, EventDescriptor: header.EventDescriptor{Opcode: 33}}, true},
-		{"other MetaData opcode", record.Record{HeaderType: header.TypeFull64, ProviderId: etlsink.MetaDataGUID, EventDescriptor: header.EventDescriptor{Opcode: 34}}, false},
+		{"EventInfo", record.Record{HeaderType: header.TypeFull64, ProviderId: kernel.MetaDataTask, EventDescriptor: header.EventDescriptor{Opcode: 32}}, true},
+		{"EventMapInfo", record.Record{HeaderType: header.TypeFull32, ProviderId: kernel.MetaDataTask, EventDescriptor: header.EventDescriptor{Opcode: 33}}, true},
+		{"other MetaData opcode", record.Record{HeaderType: header.TypeFull64, ProviderId: kernel.MetaDataTask, EventDescriptor: header.EventDescriptor{Opcode: 34}}, false},
 		{"classic of another class", record.Record{HeaderType: header.TypeFull64, ProviderId: classB, EventDescriptor: header.EventDescriptor{Opcode: 32}}, false},
-		{"EventSource manifest", record.Record{HeaderType: header.TypeEventHeader64, EventDescriptor: header.EventDescriptor{Id: 0xFFFE, Opcode: 0xFE}, UserData: manifest}, true},
-		{"manifest without envelope", record.Record{HeaderType: header.TypeEventHeader32, EventDescriptor: header.EventDescriptor{Id: 0xFFFE, Opcode: 0xFE}, UserData: manifest[:7]}, false},
-		{"event 65534 of another opcode", record.Record{HeaderType: header.TypeEventHeader64, EventDescriptor: header.EventDescriptor{Id: 0xFFFE}, UserData: manifest}, false},
+		{"EventSource manifest", record.Record{HeaderType: header.TypeEventHeader64, EventDescriptor: header.EventDescriptor{Id: 0xFFFE, Opcode: 0xFE, Task: 0xFFFE}, UserData: manifest}, true},
+		{"manifest without envelope", record.Record{HeaderType: header.TypeEventHeader32, EventDescriptor: header.EventDescriptor{Id: 0xFFFE, Opcode: 0xFE, Task: 0xFFFE}, UserData: manifest[:7]}, false},
+		{"event 65534 of another opcode", record.Record{HeaderType: header.TypeEventHeader64, EventDescriptor: header.EventDescriptor{Id: 0xFFFE, Task: 0xFFFE}, UserData: manifest}, false},
+		{"event 65534 of another task", record.Record{HeaderType: header.TypeEventHeader64, EventDescriptor: header.EventDescriptor{Id: 0xFFFE, Opcode: 0xFE, Task: 1}, UserData: manifest}, false},
+		{"FileIO name, classic", record.Record{HeaderType: header.TypeFull64, ProviderId: record.KernelGroupGUID(0x04, 0), EventDescriptor: header.EventDescriptor{Opcode: 36}}, true},
+		{"FileIO read, classic", record.Record{HeaderType: header.TypeFull64, ProviderId: record.KernelGroupGUID(0x04, 0), EventDescriptor: header.EventDescriptor{Opcode: 67}}, false},
+		{"FileIO create", record.Record{HeaderType: header.TypeSystem64, HookId: 0x0420}, true},
+		{"SysConfig", record.Record{HeaderType: header.TypeFull64, ProviderId: kernel.SysConfigTask, EventDescriptor: header.EventDescriptor{Opcode: 35}}, true},
 		{"WPP message", record.Record{HeaderType: header.TypeMessage}, false},
 	} {
 		assert.Equal(t, tc.want, etlsink.IsTraceDescribing(&tc.r), tc.name)
@@ -355,11 +362,11 @@ func TestIsTraceDescribing(t *testing.T) {
 // trace, in their order, whatever else the filter drops.
 func TestFilteredKeepsTraceDescribing(t *testing.T) {
 	s := etltest.DefaultSession()
-	manifest := append([]byte{1, 1, 0, etlsink.ManifestMagic, 1, 0, 0, 0}, "<instrumentationManifest/>"...)
+	manifest := append([]byte{1, 1, 0, eventsource.EnvelopeMagic, 1, 0, 0, 0}, "<instrumentationManifest/>"...)
 	in, _, err := etltest.Build(s, func(b *etltest.Builder) error {
 		b.AddToHeader(&etltest.System{Version: 2, HookId: 0x0005, TimeStamp: s.HeaderTimeStamp, Payload: make([]byte, 0x24)})
 		b.CPU(0).Add(&etltest.Event{TimeStamp: s.HeaderTimeStamp + 1, ProviderId: providerA, Descriptor: header.EventDescriptor{Id: 0xFFFE, Opcode: 0xFE, Task: 0xFFFE}, UserData: manifest})
-		b.CPU(1).Add(&etltest.Full{Type: 32, TimeStamp: s.HeaderTimeStamp + 2, Guid: etlsink.MetaDataGUID, Payload: []byte("tei")})
+		b.CPU(1).Add(&etltest.Full{Type: 32, TimeStamp: s.HeaderTimeStamp + 2, Guid: kernel.MetaDataTask, Payload: []byte("tei")})
 		for i := range 30 {
 			b.CPU(i % 2).Add(&etltest.Event{TimeStamp: s.HeaderTimeStamp + int64(10+i), ProviderId: providerA, ProcessId: uint32(i % 3), Descriptor: header.EventDescriptor{Id: uint16(i)}})
 		}
