@@ -23,7 +23,7 @@ func (*csvEncoder) begin(dst []byte) []byte { return append(dst, csvColumns...) 
 func (*csvEncoder) end(dst []byte) []byte   { return dst }
 
 func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
-	fs := descriptorFields(r.HeaderType)
+	fs := record.DescriptorFieldsOf(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = e.clock.append(dst, r.TimeStamp())
 	dst = append(dst, ',')
@@ -39,20 +39,20 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 	dst = append(dst, ',')
 	dst = appendCSVString(dst, d.EventName)
 	dst = append(dst, ',')
-	dst = csvUint(dst, fs&hasId != 0, uint64(ed.Id))
-	dst = csvUint(dst, fs&hasVersion != 0, uint64(ed.Version))
-	dst = csvUint(dst, fs&hasChannel != 0, uint64(ed.Channel))
-	dst = csvUint(dst, fs&hasLevel != 0, uint64(ed.Level))
-	dst = csvUint(dst, fs&hasOpcode != 0, uint64(ed.Opcode))
-	dst = csvUint(dst, fs&hasTask != 0, uint64(ed.Task))
-	if fs&hasKeyword != 0 {
+	dst = csvUint(dst, fs&record.FieldID != 0, uint64(ed.Id))
+	dst = csvUint(dst, fs&record.FieldVersion != 0, uint64(ed.Version))
+	dst = csvUint(dst, fs&record.FieldChannel != 0, uint64(ed.Channel))
+	dst = csvUint(dst, fs&record.FieldLevel != 0, uint64(ed.Level))
+	dst = csvUint(dst, fs&record.FieldOpcode != 0, uint64(ed.Opcode))
+	dst = csvUint(dst, fs&record.FieldTask != 0, uint64(ed.Task))
+	if fs&record.FieldKeyword != 0 {
 		dst = appendHex16(dst, ed.Keyword)
 	}
 	dst = append(dst, ',')
 	dst = csvUint(dst, r.HasThreadProcess, uint64(r.ProcessId))
 	dst = csvUint(dst, r.HasThreadProcess, uint64(r.ThreadId))
 	dst = csvUint(dst, true, uint64(r.ProcessorNumber))
-	if fs&hasActivity != 0 {
+	if fs&record.FieldActivityID != 0 {
 		dst = appendGUID(dst, r.ActivityId)
 	}
 	dst = append(dst, ',')

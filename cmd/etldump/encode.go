@@ -16,33 +16,12 @@ type encoder interface {
 	end(dst []byte) []byte
 }
 
-// fieldSet is a set of EVENT_DESCRIPTOR fields, as package record names
-// them: the rule of which fields a header carries is shared with the other
-// outputs (the Parquet columns' NULLs among them).
-type fieldSet = record.DescriptorFields
-
-const (
-	hasId       = record.FieldID
-	hasVersion  = record.FieldVersion
-	hasChannel  = record.FieldChannel
-	hasLevel    = record.FieldLevel
-	hasOpcode   = record.FieldOpcode
-	hasTask     = record.FieldTask
-	hasKeyword  = record.FieldKeyword
-	hasActivity = record.FieldActivityID
-)
-
-// descriptorFields reports which EVENT_DESCRIPTOR fields a header of type t
-// really carries; the others are left out of the output rather than shown
-// as an invented zero.
-func descriptorFields(t header.Type) fieldSet { return record.DescriptorFieldsOf(t) }
-
 // byEventID reports whether an event without a name is told apart by its
 // event id (EVENT_HEADER events, WPP messages) rather than by its opcode,
 // the only number the other headers give it: it is EventID(n) in the text
 // view and in --stats, else Opcode(n).
 func byEventID(t header.Type) bool {
-	return descriptorFields(t)&hasTask != 0 || t == header.TypeMessage
+	return record.DescriptorFieldsOf(t)&record.FieldTask != 0 || t == header.TypeMessage
 }
 
 // relatedActivity reads the RELATED_ACTIVITYID extended item, when the

@@ -20,7 +20,7 @@ func (*jsonlEncoder) begin(dst []byte) []byte { return dst }
 func (*jsonlEncoder) end(dst []byte) []byte   { return dst }
 
 func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
-	fs := descriptorFields(r.HeaderType)
+	fs := record.DescriptorFieldsOf(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = append(dst, `{"TimeStamp":"`...)
 	dst = e.clock.append(dst, r.TimeStamp())
@@ -37,11 +37,11 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 	if d.ProviderName != "" || d.EventName != "" {
 		dst = e.names.append(dst, d.ProviderName, d.EventName)
 	}
-	if fs&hasId != 0 {
+	if fs&record.FieldID != 0 {
 		dst = append(dst, `,"Id":`...)
 		dst = appendUint(dst, uint64(ed.Id))
 	}
-	if fs&hasVersion != 0 {
+	if fs&record.FieldVersion != 0 {
 		dst = append(dst, `,"Version":`...)
 		dst = appendUint(dst, uint64(ed.Version))
 		// Version is the byte ProcessTrace gives; a classic or kernel header
@@ -51,23 +51,23 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 			dst = appendUint(dst, uint64(r.ClassVersion))
 		}
 	}
-	if fs&hasChannel != 0 {
+	if fs&record.FieldChannel != 0 {
 		dst = append(dst, `,"Channel":`...)
 		dst = appendUint(dst, uint64(ed.Channel))
 	}
-	if fs&hasLevel != 0 {
+	if fs&record.FieldLevel != 0 {
 		dst = append(dst, `,"Level":`...)
 		dst = appendUint(dst, uint64(ed.Level))
 	}
-	if fs&hasOpcode != 0 {
+	if fs&record.FieldOpcode != 0 {
 		dst = append(dst, `,"Opcode":`...)
 		dst = appendUint(dst, uint64(ed.Opcode))
 	}
-	if fs&hasTask != 0 {
+	if fs&record.FieldTask != 0 {
 		dst = append(dst, `,"Task":`...)
 		dst = appendUint(dst, uint64(ed.Task))
 	}
-	if fs&hasKeyword != 0 {
+	if fs&record.FieldKeyword != 0 {
 		dst = append(dst, `,"Keyword":"`...)
 		dst = appendHex16(dst, ed.Keyword)
 		dst = append(dst, '"')
@@ -80,7 +80,7 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 	}
 	dst = append(dst, `,"ProcessorNumber":`...)
 	dst = appendUint(dst, uint64(r.ProcessorNumber))
-	if fs&hasActivity != 0 {
+	if fs&record.FieldActivityID != 0 {
 		dst = append(dst, `,"ActivityId":"`...)
 		dst = appendGUID(dst, r.ActivityId)
 		dst = append(dst, '"')

@@ -27,7 +27,7 @@ func (*textEncoder) begin(dst []byte) []byte { return dst }
 func (*textEncoder) end(dst []byte) []byte   { return dst }
 
 func (e *textEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
-	fs := descriptorFields(r.HeaderType)
+	fs := record.DescriptorFieldsOf(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = e.clock.append(dst, r.TimeStamp())
 	dst = append(dst, ' ')
@@ -37,13 +37,13 @@ func (e *textEncoder) record(dst []byte, r *record.Record, d *describe.Descripti
 	dst = append(dst, ' ')
 	dst = appendEventLabel(dst, r, d)
 	dst = append(dst, ' ')
-	if fs&hasLevel != 0 {
+	if fs&record.FieldLevel != 0 {
 		dst = record.AppendLevelName(dst, ed.Level)
 	} else {
 		dst = append(dst, '-')
 	}
 	dst = append(dst, ' ')
-	if fs&hasKeyword != 0 {
+	if fs&record.FieldKeyword != 0 {
 		dst = appendHexShort(dst, ed.Keyword)
 	} else {
 		dst = append(dst, '-')

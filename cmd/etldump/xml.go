@@ -26,7 +26,7 @@ func (*xmlEncoder) begin(dst []byte) []byte {
 func (*xmlEncoder) end(dst []byte) []byte { return append(dst, "</Events>\n"...) }
 
 func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
-	fs := descriptorFields(r.HeaderType)
+	fs := record.DescriptorFieldsOf(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = append(dst, "<Event xmlns=\"http://schemas.microsoft.com/win/2004/08/events/event\">\n\t<System>\n\t\t<Provider"...)
 	if d.ProviderName != "" {
@@ -55,9 +55,9 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 	dst = e.clock.append(dst, r.TimeStamp())
 	dst = append(dst, "\" />\n"...)
 	rel, hasRel := relatedActivity(r)
-	if fs&hasActivity != 0 || hasRel {
+	if fs&record.FieldActivityID != 0 || hasRel {
 		dst = append(dst, "\t\t<Correlation"...)
-		if fs&hasActivity != 0 {
+		if fs&record.FieldActivityID != 0 {
 			dst = append(dst, " ActivityID=\"{"...)
 			dst = appendGUID(dst, r.ActivityId)
 			dst = append(dst, "}\""...)
