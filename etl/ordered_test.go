@@ -328,14 +328,26 @@ func TestOrderedUsesWorkersOnCompressed(t *testing.T) {
 	}
 	assert.Equal(t, runtime.GOMAXPROCS(0), f.Stats().Order.Workers)
 	assert.Equal(t, order.DefaultReadAhead, f.Stats().Order.ReadAhead)
-	// ...and uncompressed ones when the merge reaches them.
+	// ...and uncompressed ones by one worker when there are two cores, or
+	// when the merge reaches them on one.
 	g, err := etl.Open(samples.Path(t, "shutdown-kernel.etl"))
 	require.NoError(t, err)
 	defer g.Close()
-	for range g.Events() {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var want []delivered
+	for _, procs := range []int{2, 1} {
+		runtime.GOMAXPROCS(procs)
+		got := readAll(t, g.Events())
+		if procs == 2 {
+			assert.Equal(t, 1, g.Stats().Order.Workers)
+			assert.Equal(t, order.DefaultReadAhead, g.Stats().Order.ReadAhead)
+			want = got
+		} else {
+			assert.Zero(t, g.Stats().Order.Workers)
+			assert.Zero(t, g.Stats().Order.ReadAhead)
+			assert.Equal(t, want, got)
+		}
 	}
-	assert.Zero(t, g.Stats().Order.Workers)
-	assert.Zero(t, g.Stats().Order.ReadAhead)
 }
 
 // damagedTrace has each kind of damage a reader reports: a buffer that

@@ -43,7 +43,8 @@
 // Memory is bounded by the number of streams times the buffer size, plus a
 // small index of every buffer (24 bytes each), whatever the size of the
 // file. Worker goroutines read and decompress the next buffers of each stream
-// ahead of the merge, so that compressed traces use every core. Asked
+// ahead of the merge, so that compressed traces use every core and the
+// merge of uncompressed ones does not wait for its reads. Asked
 // (Options.MergeAhead), the merge itself runs on a goroutine of its own, a
 // little ahead: it steps over records reading only their timestamps and
 // hands the iterating goroutine the order in which to decode them.

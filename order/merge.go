@@ -176,7 +176,7 @@ func (m *Merge) setup() {
 	}
 
 	depth := m.opts.ReadAhead
-	if depth == 0 && compressed > 0 {
+	if depth == 0 && (compressed > 0 || runtime.GOMAXPROCS(0) >= 2) {
 		depth = DefaultReadAhead
 	}
 	depth = max(depth, 0)
@@ -187,7 +187,10 @@ func (m *Merge) setup() {
 	}
 	workers := m.opts.Workers
 	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+		workers = 1
+		if compressed > 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
 	}
 	// The merge runs on a goroutine of its own when asked, there is a core
 	// for it and a merge to run, unless read-ahead is off or records are to
