@@ -488,7 +488,15 @@ func (m *Merge) mergeHere(yield func(*record.Record, error) bool, step func(*str
 			return false
 		}
 	}
-	m.tree.init(m.keys)
+	if m.fine {
+		m.tree.init(m.keys)
+	} else {
+		his := make([]uint64, len(m.data))
+		for i, s := range m.data {
+			his[i] = s.hi
+		}
+		m.tree.initPacked(m.keys, his)
+	}
 	sorted := m.opts.Mode == Sorted
 	for len(m.data) > 0 {
 		i := m.tree.winner()
@@ -521,6 +529,13 @@ func (m *Merge) mergeHere(yield func(*record.Record, error) bool, step func(*str
 					s.recp, s.t = &s.rec, t
 					*s.k = key{t: t, hi: s.hi}
 					s.records++
+					if tr := &m.tree; tr.packed {
+						if w, ok := tr.packedAfter(i, t); ok {
+							m.touch(sl)
+							tr.replayPacked(i, w)
+							continue
+						}
+					}
 				} else {
 					m.tookRec(s)
 				}

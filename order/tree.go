@@ -3,6 +3,7 @@ package order
 import (
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // key orders the heads of the streams: the time t (see stampOf), then hi,
@@ -37,9 +38,28 @@ func (a *key) less(b *key) bool {
 // the winner's key ever changes between replays, so the copies stay true,
 // and a replay compares against them without reaching into the streams'
 // keys, touching one array.
+//
+// With one source (initPacked), the keys of the live streams usually fit
+// one 64-bit word: the time since the earliest head at the start, shifted
+// left, with the stream's rank by hi (processor, then source) in the low
+// bits. A match is then one comparison and two conditional moves, a third
+// of the instructions of the 128-bit match. A key that does not fit (a time
+// before that start or too far past it, a stream whose hi changed) turns
+// the tree back to 128-bit keys for the rest of the merge.
 type loserTree struct {
 	node []treeNode
 	keys []key
+
+	// The packed form: packed says it is in use; pnode[0] is the winner's
+	// packed key and pnode[1..k-1] the losers'.
+	packed bool
+	pnode  []uint64
+	his    []uint64 // each stream's hi when packed
+	rank   []uint64 // each stream's rank, the low bits of its packed keys
+	byRank []int32  // the stream of each rank
+	base   int64    // the time a packed key counts from
+	shift  uint     // the bits the rank takes
+	limit  uint64   // the packed time of an exhausted stream; live ones are below
 }
 
 // treeNode is a loser's key and number. The time is kept with its sign
@@ -80,8 +100,123 @@ func (t *loserTree) init(keys []key) {
 	}
 }
 
+// initPacked plays the tournament as init does, in the packed form when
+// every live key fits it; his are the streams' hi (see makeHi), fixed while
+// the tree stays packed. Live streams with the same hi keep the 128-bit form,
+// whose order among equal keys the ranks could not follow.
+func (t *loserTree) initPacked(keys []key, his []uint64) {
+	k := len(keys)
+	t.packed = false
+	if k == 0 || k > 1<<16 {
+		t.init(keys)
+		return
+	}
+	base, live := int64(math.MaxInt64), 0
+	for i := range keys {
+		if keys[i] == exhausted {
+			continue
+		}
+		if keys[i].hi != his[i] {
+			t.init(keys)
+			return
+		}
+		base = min(base, keys[i].t)
+		live++
+	}
+	if live == 0 {
+		t.init(keys)
+		return
+	}
+	// Ranks: the live streams by hi, then the exhausted ones, which never
+	// run again, by number.
+	order := make([]int32, k)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		ea, eb := keys[a] == exhausted, keys[b] == exhausted
+		switch {
+		case ea != eb:
+			if ea {
+				return 1
+			}
+			return -1
+		case ea || his[a] == his[b]:
+			return int(a - b)
+		case his[a] < his[b]:
+			return -1
+		}
+		return 1
+	})
+	for r := 1; r < live; r++ {
+		if his[order[r]] == his[order[r-1]] {
+			t.init(keys)
+			return
+		}
+	}
+	t.shift = uint(max(1, bits.Len(uint(k-1))))
+	t.limit = 1<<(64-t.shift) - 1
+	t.base, t.keys, t.his = base, keys, his
+	t.rank, t.byRank = make([]uint64, k), order
+	for r, i := range order {
+		t.rank[i] = uint64(r)
+	}
+	win := make([]uint64, 2*k)
+	for i := range keys {
+		p, ok := t.pack(i)
+		if !ok {
+			t.init(keys)
+			return
+		}
+		win[k+i] = p
+	}
+	t.pnode = make([]uint64, k)
+	for n := k - 1; n >= 1; n-- {
+		a, b := win[2*n], win[2*n+1]
+		win[n], t.pnode[n] = min(a, b), max(a, b)
+	}
+	t.pnode[0] = win[1]
+	t.packed = true
+}
+
+// pack gives the packed key of stream i, or false when it does not fit.
+func (t *loserTree) pack(i int) (uint64, bool) {
+	k := &t.keys[i]
+	if d := uint64(k.t) - uint64(t.base); k.t >= t.base && d < t.limit && k.hi == t.his[i] {
+		return d<<(t.shift&63) | t.rank[i], true
+	}
+	if *k == exhausted {
+		return t.limit<<(t.shift&63) | t.rank[i], true
+	}
+	return 0, false
+}
+
+// packedAfter is the packed key of stream i at time tm, when the tree is
+// packed, tm is later than the stream's last key and its hi unchanged (the
+// merge's step within a buffer); false when tm is past the packed range.
+func (t *loserTree) packedAfter(i int, tm int64) (uint64, bool) {
+	d := uint64(tm) - uint64(t.base)
+	return d<<(t.shift&63) | t.rank[i], d < t.limit
+}
+
+// replayPacked is replay in the packed form, with w the new packed key of
+// stream s. A match is a comparison and two conditional moves.
+func (t *loserTree) replayPacked(s int, w uint64) {
+	node := t.pnode
+	for n := uint(s+len(node)) >> 1; n > 0 && n < uint(len(node)); n >>= 1 {
+		l := node[n]
+		node[n], w = max(l, w), min(l, w)
+	}
+	node[0] = w
+}
+
 // winner is the stream whose key is smallest.
-func (t *loserTree) winner() int { return int(t.node[0].s) }
+func (t *loserTree) winner() int {
+	if t.packed {
+		return int(t.byRank[t.pnode[0]&(1<<(t.shift&63)-1)])
+	}
+	return int(t.node[0].s)
+}
 
 // replay restores the tree after the key of stream s (the winner) changed.
 // The matches are played without branches: which of two keys wins depends
@@ -90,6 +225,17 @@ func (t *loserTree) winner() int { return int(t.node[0].s) }
 // other match. The comparison of (t, hi) is a 128-bit subtraction whose
 // borrow says "less", and the borrow, made a mask, selects loser and winner.
 func (t *loserTree) replay(s int) {
+	if t.packed {
+		if w, ok := t.pack(s); ok {
+			t.replayPacked(s, w)
+			return
+		}
+		// A key past the packed range: every key is still in keys, and
+		// the 128-bit tournament is played again from them.
+		t.packed = false
+		t.init(t.keys)
+		return
+	}
 	node := t.node
 	k := &t.keys[s]
 	wt, whi, ws := uint64(k.t)^signBit, k.hi, uint32(s)

@@ -119,3 +119,116 @@ func BenchmarkLoserTree(b *testing.B) {
 		tr.replay(w)
 	}
 }
+
+// TestPackedTreeFollowsWideTree replays the same streams of keys through
+// the packed tree and the 128-bit one and requires the same winner at
+// every step: keys that go backward, ties in time, times that leave the
+// packed range below and above, a stream whose hi changes, and streams
+// exhausted from the start. The cases that cannot stay packed must have
+// left the packed form.
+func TestPackedTreeFollowsWideTree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct {
+		name       string
+		far        int64 // a step this far past the start, once
+		before     bool  // a step before the start, once
+		hiChange   bool
+		sameHi     bool
+		wantPacked bool
+	}{
+		{name: "plain", wantPacked: true},
+		{name: "near limit", far: 1 << 57, wantPacked: true},
+		{name: "past limit", far: math.MaxInt64 / 2},
+		{name: "before start", before: true},
+		{name: "hi changes", hiChange: true},
+		{name: "same hi", sameHi: true},
+	} {
+		for k := 1; k <= 40; k++ {
+			var wide, packed loserTree
+			wk, pk := make([]key, k), make([]key, k)
+			his := make([]uint64, k)
+			left := make([]int, k)
+			for i := range wk {
+				his[i] = makeHi(0, uint16(k-i), 0) // ranks reverse the stream numbers
+				if c.sameHi && i == k-1 && k > 1 {
+					his[i] = his[0]
+				}
+				left[i] = rng.IntN(40)
+				wk[i] = key{t: 1000 + int64(rng.IntN(50)), hi: his[i]}
+				if left[i] == 0 {
+					wk[i] = exhausted
+				}
+			}
+			copy(pk, wk)
+			// The earliest time at the start: the packed form counts from it.
+			start := int64(math.MaxInt64)
+			for i := range wk {
+				start = min(start, wk[i].t)
+			}
+			wide.init(wk)
+			packed.initPacked(pk, his)
+			far, before, hiChange := c.far, c.before, c.hiChange
+			// The same hi matters only when both streams are live.
+			sameLive := c.sameHi && k > 1 && left[0] > 0 && left[k-1] > 0
+			for step := 0; ; step++ {
+				w := wide.winner()
+				if p := packed.winner(); p != w && !(wk[w] == exhausted && pk[p] == exhausted) {
+					t.Fatalf("%s k=%d step %d: packed winner %d (%v), wide %d (%v)", c.name, k, step, p, pk[p], w, wk[w])
+				}
+				if wk[w] == exhausted {
+					break
+				}
+				// Backward steps, but none before the start unless asked.
+				nk := key{t: max(start, wk[w].t+int64(rng.IntN(5))-1), hi: wk[w].hi}
+				switch left[w]--; {
+				case left[w] <= 0:
+					nk = exhausted
+				case far != 0 && step > 20:
+					nk.t, far = 1000+far, 0
+				case before && step > 20:
+					nk.t, before = -5, false
+				case hiChange && step > 20:
+					nk.hi, hiChange = nk.hi+1<<16*100, false
+				}
+				wk[w], pk[w] = nk, nk
+				wide.replay(w)
+				packed.replay(w)
+			}
+			// A case that could not stay packed must have left the packed
+			// form once it happened (the merge may end before it does).
+			happened := c.far > 1<<60 && far == 0 || c.before && !before || c.hiChange && !hiChange || sameLive
+			if c.wantPacked && !packed.packed || happened && packed.packed {
+				t.Errorf("%s k=%d: packed %v at the end (happened %v)", c.name, k, packed.packed, happened)
+			}
+		}
+	}
+}
+
+// BenchmarkPackedLoserTree is BenchmarkLoserTree with the one-source
+// packed keys.
+func BenchmarkPackedLoserTree(b *testing.B) {
+	const k = 16
+	rng := rand.New(rand.NewPCG(7, 8))
+	steps := make([]int64, 4096)
+	for i := range steps {
+		steps[i] = int64(1 + rng.IntN(64))
+	}
+	keys := make([]key, k)
+	his := make([]uint64, k)
+	for i := range keys {
+		his[i] = makeHi(0, uint16(i), 0)
+		keys[i] = key{t: int64(rng.IntN(64)), hi: his[i]}
+	}
+	var tr loserTree
+	tr.initPacked(keys, his)
+	if !tr.packed {
+		b.Fatal("not packed")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w := tr.winner()
+		keys[w].t += steps[i&4095]
+		tr.replay(w)
+	}
+}
