@@ -97,26 +97,41 @@ func TestKeyPacking(t *testing.T) {
 }
 
 // BenchmarkLoserTree is the merge's own cost per record: choose the
-// earliest of 16 streams, replace its key, replay.
+// earliest of 16 streams, replace its key, replay; with 128-bit keys
+// (several inputs) and packed ones (one input).
 func BenchmarkLoserTree(b *testing.B) {
-	const k = 16
-	rng := rand.New(rand.NewPCG(7, 8))
-	steps := make([]int64, 4096)
-	for i := range steps {
-		steps[i] = int64(1 + rng.IntN(64))
-	}
-	keys := make([]key, k)
-	for i := range keys {
-		keys[i] = key{t: int64(rng.IntN(64)), hi: makeHi(0, uint16(i), 0)}
-	}
-	var tr loserTree
-	tr.init(keys)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		w := tr.winner()
-		keys[w].t += steps[i&4095]
-		tr.replay(w)
+	for _, packed := range []bool{false, true} {
+		name := map[bool]string{false: "wide", true: "packed"}[packed]
+		b.Run(name, func(b *testing.B) {
+			const k = 16
+			rng := rand.New(rand.NewPCG(7, 8))
+			steps := make([]int64, 4096)
+			for i := range steps {
+				steps[i] = int64(1 + rng.IntN(64))
+			}
+			keys := make([]key, k)
+			his := make([]uint64, k)
+			for i := range keys {
+				his[i] = makeHi(0, uint16(i), 0)
+				keys[i] = key{t: int64(rng.IntN(64)), hi: his[i]}
+			}
+			var tr loserTree
+			if packed {
+				tr.initPacked(keys, his)
+			} else {
+				tr.init(keys)
+			}
+			if tr.packed != packed {
+				b.Fatalf("packed %v, want %v", tr.packed, packed)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				w := tr.winner()
+				keys[w].t += steps[i&4095]
+				tr.replay(w)
+			}
+		})
 	}
 }
 
@@ -201,34 +216,5 @@ func TestPackedTreeFollowsWideTree(t *testing.T) {
 				t.Errorf("%s k=%d: packed %v at the end (happened %v)", c.name, k, packed.packed, happened)
 			}
 		}
-	}
-}
-
-// BenchmarkPackedLoserTree is BenchmarkLoserTree with the one-source
-// packed keys.
-func BenchmarkPackedLoserTree(b *testing.B) {
-	const k = 16
-	rng := rand.New(rand.NewPCG(7, 8))
-	steps := make([]int64, 4096)
-	for i := range steps {
-		steps[i] = int64(1 + rng.IntN(64))
-	}
-	keys := make([]key, k)
-	his := make([]uint64, k)
-	for i := range keys {
-		his[i] = makeHi(0, uint16(i), 0)
-		keys[i] = key{t: int64(rng.IntN(64)), hi: his[i]}
-	}
-	var tr loserTree
-	tr.initPacked(keys, his)
-	if !tr.packed {
-		b.Fatal("not packed")
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		w := tr.winner()
-		keys[w].t += steps[i&4095]
-		tr.replay(w)
 	}
 }
