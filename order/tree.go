@@ -54,7 +54,7 @@ type loserTree struct {
 	// packed key and pnode[1..k-1] the losers'.
 	packed bool
 	pnode  []uint64
-	his    []uint64 // each stream's hi when packed
+	his    []uint64 // each live stream's hi when packed
 	rank   []uint64 // each stream's rank, the low bits of its packed keys
 	byRank []int32  // the stream of each rank
 	base   int64    // the time a packed key counts from
@@ -101,10 +101,11 @@ func (t *loserTree) init(keys []key) {
 }
 
 // initPacked plays the tournament as init does, in the packed form when
-// every live key fits it; his are the streams' hi (see makeHi), fixed while
-// the tree stays packed. Live streams with the same hi keep the 128-bit form,
-// whose order among equal keys the ranks could not follow.
-func (t *loserTree) initPacked(keys []key, his []uint64) {
+// every live key fits it. The keys' hi (see makeHi) must then stay as they
+// are now, as they do with one source, where hi is the processor's; live
+// streams with the same hi keep the 128-bit form, whose order among equal
+// keys the ranks could not follow.
+func (t *loserTree) initPacked(keys []key) {
 	k := len(keys)
 	t.packed = false
 	if k == 0 || k > 1<<16 {
@@ -112,14 +113,12 @@ func (t *loserTree) initPacked(keys []key, his []uint64) {
 		return
 	}
 	base, live := int64(math.MaxInt64), 0
+	his := make([]uint64, k)
 	for i := range keys {
 		if keys[i] == exhausted {
 			continue
 		}
-		if keys[i].hi != his[i] {
-			t.init(keys)
-			return
-		}
+		his[i] = keys[i].hi
 		base = min(base, keys[i].t)
 		live++
 	}

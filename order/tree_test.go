@@ -117,7 +117,7 @@ func BenchmarkLoserTree(b *testing.B) {
 			}
 			var tr loserTree
 			if packed {
-				tr.initPacked(keys, his)
+				tr.initPacked(keys)
 			} else {
 				tr.init(keys)
 			}
@@ -181,7 +181,7 @@ func TestPackedTreeFollowsWideTree(t *testing.T) {
 				start = min(start, wk[i].t)
 			}
 			wide.init(wk)
-			packed.initPacked(pk, his)
+			packed.initPacked(pk)
 			far, before, hiChange := c.far, c.before, c.hiChange
 			// The same hi matters only when both streams are live.
 			sameLive := c.sameHi && k > 1 && left[0] > 0 && left[k-1] > 0
