@@ -360,13 +360,7 @@ func (w *Writer) write(r *record.Record) error {
 		}
 	}
 	cpu := r.ProcessorNumber
-	var s *stream
-	if i := int(cpu); !w.single && i < len(w.streams) {
-		s = w.streams[i]
-	}
-	if s == nil {
-		s = w.stream(cpu)
-	}
+	s := w.stream(cpu)
 	index, ts, inherit := r.Flags&header.FlagProcessorIndex != 0, r.RawTimeStamp, inheritsTime(r)
 	if s.p != nil && !s.fits(len(r.Raw), cpu, index, ts, inherit, w.size) {
 		w.flush(s, false)
@@ -510,20 +504,30 @@ func inheritsTime(r *record.Record) bool {
 	return false
 }
 
+// stream gives the stream of processor cpu, made when first met. It is
+// small enough to be inlined where each record is written; newStream is
+// kept out of line for that. With a single stream, w.streams holds it
+// alone: processor 0 finds it here, the others through newStream.
 func (w *Writer) stream(cpu uint16) *stream {
+	if i := int(cpu); i < len(w.streams) {
+		return w.streams[i]
+	}
+	return w.newStream(cpu)
+}
+
+// newStream is stream for a processor past those met so far, or for the
+// single stream. Every slot up to it gets a stream, so that none is nil.
+//
+//go:noinline
+func (w *Writer) newStream(cpu uint16) *stream {
 	i := int(cpu)
 	if w.single {
 		i = 0
 	}
-	if i >= len(w.streams) {
-		w.streams = append(w.streams, make([]*stream, i+1-len(w.streams))...)
+	for len(w.streams) <= i {
+		w.streams = append(w.streams, &stream{})
 	}
-	s := w.streams[i]
-	if s == nil {
-		s = &stream{}
-		w.streams[i] = s
-	}
-	return s
+	return w.streams[i]
 }
 
 // fits reports whether a record of n bytes, of processor cpu, can join the
@@ -597,7 +601,7 @@ func (w *Writer) openStream(s *stream, cpu uint16, index bool) {
 	if w.open > 0 && (w.open+1)*w.size > w.limit {
 		var oldest *stream
 		for _, o := range w.streams {
-			if o != nil && o.p != nil && (oldest == nil || o.last < oldest.last) {
+			if o.p != nil && (oldest == nil || o.last < oldest.last) {
 				oldest = o
 			}
 		}
@@ -695,7 +699,7 @@ func (w *Writer) Close() error {
 		w.writeHeaderBuffer()
 	}
 	for _, s := range w.streams {
-		if s != nil && s.p != nil {
+		if s.p != nil {
 			w.flush(s, true)
 		}
 	}
