@@ -251,7 +251,7 @@ func (c *converter) fields(provider uuid.UUID, fs []payload.Field, r *rule, top 
 			}
 		}
 		if top && isStackFrames(fs, i) {
-			g.Arity, g.Count, g.CountField = payload.CountFromField, 0, frameCountField
+			countFrames(&g)
 		}
 		out[i] = g
 	}
@@ -283,7 +283,7 @@ func StackEvent(k schema.Key, e *schema.Event) *schema.Event {
 		for j := range fs {
 			fields[j] = fs[j].Description()
 		}
-		fields[i].Arity, fields[i].Count, fields[i].CountField = payload.CountFromField, 0, frameCountField
+		countFrames(&fields[i])
 		s, err := payload.NewSchema(e.Payload.Name, fields)
 		if err != nil {
 			return e
@@ -294,6 +294,11 @@ func StackEvent(k schema.Key, e *schema.Event) *schema.Event {
 		return &c
 	}
 	return e
+}
+
+// countFrames makes a stack event's Stack field hold FrameCount frames.
+func countFrames(f *payload.Field) {
+	f.Arity, f.Count, f.CountField = payload.CountFromField, 0, frameCountField
 }
 
 // isStackFrames reports the Stack field of a stack event. Its manifest
