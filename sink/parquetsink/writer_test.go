@@ -43,7 +43,8 @@ func convert(t testing.TB, path string, opts Options) ([]byte, []*record.Record,
 		}
 		written := d
 		if len(recs)%6 == 3 {
-			// Half of them rendered by the writer's caller in place.
+			// Half of those with a payload rendered in place through
+			// AppendPayload, which Write must prefer to Payload.
 			js := d.Payload
 			written.Payload = []byte("not read")
 			written.AppendPayload = func(dst []byte) []byte { return append(dst, js...) }
