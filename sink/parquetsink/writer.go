@@ -62,9 +62,12 @@ const (
 	// the row group's compressed pages are held until it is written.
 	DefaultRowGroupBytes = 32 << 20
 
-	// A chunk is the unit handed to the column goroutines.
-	chunkRows  = 8192
-	chunkBytes = 4 << 20
+	// A chunk is the unit handed to the column goroutines. Chunks of
+	// 8192 rows and 4 MiB took the same CPU on a 1 GiB trace but held
+	// 40 MiB more on a trace of 180,000 records, whose first touch of
+	// fresh memory costs system time.
+	chunkRows  = 2048
+	chunkBytes = 1 << 20
 	// chunksInFlight is the number of chunks staged or being encoded at
 	// once: the slowest column (usually Payload) may lag behind the
 	// others, and a row group be written out, while Write stages that
@@ -146,8 +149,9 @@ type chunk struct {
 }
 
 // newChunk makes a chunk with room for chunkRows rows of the first ncol
-// columns, so that staging does not grow slices row by row; byte values
-// get a share of chunkBytes, which Payload may still outgrow.
+// columns, so that staging does not grow slices row by row. Payload and
+// UserData get room for a full chunk and one record more: growing them
+// by appending copied each chunk's payloads six times over on the way.
 func newChunk(ncol int) *chunk {
 	c := &chunk{}
 	for i := range ncol {
@@ -166,7 +170,7 @@ func newChunk(ncol int) *chunk {
 		default:
 			s.ends = make([]int, 0, chunkRows)
 			if i == colPayload || i == colUserData {
-				s.data = make([]byte, 0, chunkBytes/4)
+				s.data = make([]byte, 0, chunkBytes+64<<10)
 			} else {
 				s.data = make([]byte, 0, 16*chunkRows)
 			}
