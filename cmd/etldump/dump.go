@@ -172,12 +172,16 @@ func (d *dumper) traceStart() time.Time {
 // order, until fn returns false.
 func (d *dumper) each(fn func(r *record.Record) bool) {
 	n := 0
-	for r, err := range d.ordered() {
+	// The sequence is called with the loop body rather than ranged over:
+	// a range loop over a function checks its state around every call,
+	// 19 instructions a record, 3.6% of `--count` (callgrind, 64 MiB
+	// etlgen trace).
+	d.ordered()(func(r *record.Record, err error) bool {
 		if n++; n&(ticksPerRecord-1) == 0 {
 			d.progress.tick(r)
 		}
 		if err != nil {
-			continue
+			return true
 		}
 		if d.filter != nil && !d.filter.Match(r) {
 			if d.describe != nil && d.describe.payload {
@@ -185,12 +189,10 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 				// the filter drops.
 				d.describe.d.Learn(r)
 			}
-			continue
+			return true
 		}
-		if !fn(r) {
-			return
-		}
-	}
+		return fn(r)
+	})
 }
 
 func (d *dumper) records() {
