@@ -150,8 +150,9 @@ type chunk struct {
 
 // newChunk makes a chunk with room for chunkRows rows of the first ncol
 // columns, so that staging does not grow slices row by row. Payload and
-// UserData get room for a full chunk and one record more: growing them
-// by appending copied each chunk's payloads six times over on the way.
+// UserData get room for a full chunk and one record more: grown by
+// appends from a quarter of that, they were reallocated and copied six
+// times on the way.
 func newChunk(ncol int) *chunk {
 	c := &chunk{}
 	for i := range ncol {
