@@ -96,10 +96,6 @@ type Walker struct {
 	// against BufferSize) are left to reading the buffer itself, with a
 	// Loader. A scan that only locates buffers then reads 0x48 bytes each.
 	HeadersOnly bool
-	// Save, when set, gets a copy of every buffer Next decompresses, while
-	// it has room; Reuse, when set, gives Next the buffers it holds instead
-	// of decompressing them. A first pass saves, the pass after it reuses.
-	Save, Reuse *Kept
 }
 
 // NewWalker walks the buffers of r, which holds size bytes.
@@ -237,15 +233,6 @@ func (w *Walker) readCompressed(b *Buffer, off int64, index int, avail int64) er
 		return Errorf(off, index, ErrTruncated, "compressed buffer of 0x%x bytes has only 0x%x in the file", h.BufferSize, avail)
 	}
 	n := int(avail) - HeaderSize
-	if w.Reuse != nil {
-		// The same header at the same place passed every check below
-		// when the buffer was kept.
-		if kb, ok := w.Reuse.take(off, w.hdr[:], n); ok {
-			b.Data, w.data = kb.data, kb.data
-			b.Compression = kb.c
-			return nil
-		}
-	}
 	w.raw = grow(w.raw, n)
 	if _, err := w.r.ReadAt(w.raw, off+HeaderSize); err != nil && !errors.Is(err, io.EOF) {
 		return Errorf(off, index, ErrTruncated, "reading compressed buffer: %v", err)
@@ -270,9 +257,6 @@ func (w *Walker) readCompressed(b *Buffer, off int64, index int, avail int64) er
 		return Errorf(off, index, ErrDecompress, "compressed buffer (0x%x bytes to 0x%x): %v", n, want, err)
 	}
 	b.Compression = c
-	if w.Save != nil {
-		w.Save.save(off, b.Data, n, c)
-	}
 	return nil
 }
 

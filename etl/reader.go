@@ -114,11 +114,6 @@ type Reader struct {
 	serial  bool // Records stays on the calling goroutine
 	// ring is the slots of the two-goroutine pass, kept between passes.
 	ring atomic.Pointer[[parallelSlots]readSlot]
-	// kept holds what the walk of Buffers after KeepDecompressed
-	// decompressed, for the walks after it; keepNext says that walk is
-	// still to come.
-	kept     *buffer.Kept
-	keepNext bool
 }
 
 // NewReader reads the logfile header of the trace held in ra (size bytes).
@@ -253,49 +248,16 @@ func (r *Reader) newWalker() *buffer.Walker {
 		w.SessionBufferSize = r.hdr.BufferSize
 	}
 	w.MaxBufferSize = max(r.hdr.BufferSize, 64<<10)
-	w.Reuse = r.kept
 	return w
-}
-
-// KeptCounts reports how many buffers the walk after KeepDecompressed kept,
-// and how many of them later passes took.
-func (r *Reader) KeptCounts() (saved, taken int) {
-	if r.kept == nil {
-		return 0, 0
-	}
-	return r.kept.Counts()
-}
-
-// KeepDecompressed makes the next walk of Buffers keep up to limit bytes of
-// the buffers it decompresses, for the iterations after it (Records, Events,
-// EventsWith, Buffers) to take instead of decompressing them again. Each
-// kept buffer is taken once, which frees its memory. Call it before that
-// walk, and not during an iteration.
-//
-// It trades memory for decompression, which is cheap for LZ77 buffers
-// (about 1.5 GB/s): where first touches of fresh memory are dear, as on
-// virtual machines, holding the buffers costs more than decompressing them
-// again, and etldump does not use it.
-func (r *Reader) KeepDecompressed(limit int) {
-	r.kept = buffer.NewKept(limit)
-	r.keepNext = true
 }
 
 // Buffers iterates the file's buffers in file order. The *buffer.Buffer is
 // reused from one step to the next. A buffer that cannot be read yields a
 // nil buffer and a *FormatError, and the walk goes on where it can.
-func (r *Reader) Buffers() iter.Seq2[*buffer.Buffer, error] { return r.buffers(true) }
-
-// buffers is Buffers; the walk keeps what it decompresses when it is the
-// one KeepDecompressed asked for and save allows.
-func (r *Reader) buffers(save bool) iter.Seq2[*buffer.Buffer, error] {
+func (r *Reader) Buffers() iter.Seq2[*buffer.Buffer, error] {
 	return func(yield func(*buffer.Buffer, error) bool) {
 		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
 		w := r.newWalker()
-		if save && r.keepNext {
-			w.Save, w.Reuse = r.kept, nil
-			r.keepNext = false
-		}
 		var b buffer.Buffer
 		for {
 			ok, err := r.nextBuffer(w, &b)
@@ -371,7 +333,7 @@ func (r *Reader) records(yield func(*record.Record, error) bool) {
 		cur record.Cursor
 		rec record.Record
 	)
-	for b, err := range r.buffers(false) {
+	for b, err := range r.Buffers() {
 		if err != nil {
 			if !yield(nil, err) {
 				return

@@ -82,11 +82,10 @@ func (d *dumper) learnTrace() *schema.Set {
 	for _, in := range d.inputs {
 		before := len(l.Errors())
 		// The pass that reads the records decompresses the buffers
-		// again rather than taking them from this one
-		// (etl.Reader.KeepDecompressed): LZ77 decompresses at about
-		// 1.5 GB/s, while holding the 22 MiB of net452's buffers cost
-		// more in first touches of fresh memory (jsonl 0.33 -> 0.27 s,
-		// peak RSS 50 -> 31 MB without it).
+		// again rather than taking them from this one: LZ77 decompresses
+		// at about 1.5 GB/s, while holding the 22 MiB of net452's
+		// buffers cost more in first touches of fresh memory (jsonl
+		// 0.33 -> 0.27 s, peak RSS 50 -> 31 MB without them).
 		l.Scan(in.f.Buffers(), &in.f.Header().Clock)
 		for i, err := range l.Errors()[before:] {
 			if before+i >= maxLearnWarnings {
