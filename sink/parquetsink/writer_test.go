@@ -130,6 +130,47 @@ func TestRowsMatchRecords(t *testing.T) {
 	}
 }
 
+// TestRowsMatchRecordsAcrossChunks checks every value of a trace whose rows
+// span many chunks and row groups, and of payloads larger than the room a
+// chunk is made with, which its column must grow past.
+func TestRowsMatchRecordsAcrossChunks(t *testing.T) {
+	path := benchTrace(t, 2<<20)
+	b, recs, decs := convert(t, path, Options{RowGroupRows: 5000})
+	require.Greater(t, len(recs), 4*chunkRows, "the trace is too small for the test")
+	tb := readTable(t, b)
+	require.Equal(t, len(recs), tb.rows())
+	for i, r := range recs {
+		want := expectRow(r, &decs[i], false)
+		for _, name := range tb.names {
+			require.Equal(t, want[name], tb.cols[name][i], "row %d column %s", i, name)
+		}
+	}
+
+	f, err := etl.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var out bytes.Buffer
+	w, err := NewWriter(&out, Options{})
+	require.NoError(t, err)
+	var payloads []string
+	for r, err := range f.Events() {
+		require.NoError(t, err)
+		// 0.7 MiB: the second of a chunk passes the room it was made with.
+		p := fmt.Sprintf(`{"i":%d,"s":"%s"}`, len(payloads), strings.Repeat(string(rune('a'+len(payloads)%26)), 700<<10))
+		require.NoError(t, w.Write(r, &Decoded{Payload: []byte(p)}))
+		payloads = append(payloads, p)
+		if len(payloads) == 5 {
+			break
+		}
+	}
+	require.NoError(t, w.Close())
+	tb = readTable(t, out.Bytes())
+	require.Equal(t, len(payloads), tb.rows())
+	for i, p := range payloads {
+		assert.Equal(t, p, tb.cols["Payload"][i], "row %d", i)
+	}
+}
+
 func TestSchemaTypes(t *testing.T) {
 	b, _, _ := convert(t, "../../testdata/etl/tracelogging.etl", Options{FileColumn: true})
 	tb := readTable(t, b)
