@@ -40,8 +40,6 @@ type Merge struct {
 	lastSrc int
 
 	win window
-	// sink keeps touch's reads from being optimized away.
-	sink byte
 }
 
 // New prepares an iteration over sources, in the order given: their header
@@ -335,13 +333,16 @@ func (m *Merge) advance(s *stream) error {
 	}
 }
 
-// touch reads the first bytes of the stream's next record, so that they
-// are on their way to the cache while other streams are served: with many
-// streams, a stream's next record has left the cache by its turn, and
-// decoding it would wait for memory. Nothing waits for the value.
+// touch prefetches the first bytes of the stream's next record, so that
+// they are on their way to the cache while other streams are served: with
+// many streams, a stream's next record has left the cache by its turn, and
+// decoding it would wait for memory. A prefetch, not a load: a load that
+// misses holds back everything after it, and took half the merge loop's
+// time (perf, 1 GiB etlgen trace), as much as the decoding it spared.
+// A prefetch past the end of the data is harmless: it never faults.
 func (m *Merge) touch(sl *slot) {
-	if p := sl.cursor.Position(); p+64 < len(sl.buf.Data) {
-		m.sink += sl.buf.Data[p] + sl.buf.Data[p+64]
+	if p := sl.cursor.Position(); p < len(sl.buf.Data) {
+		prefetch(&sl.buf.Data[p])
 	}
 }
 

@@ -1,0 +1,8 @@
+#include "textflag.h"
+
+// func prefetch(p *byte)
+TEXT ·prefetch(SB), NOSPLIT|NOFRAME, $0-8
+	MOVD p+0(FP), R0
+	PRFM (R0), PLDL1KEEP
+	PRFM 64(R0), PLDL1KEEP
+	RET
