@@ -13,11 +13,13 @@ import (
 // FuzzWalk walks arbitrary bytes as an ETL file: no panic, every buffer's
 // data lies inside its stated size, errors are FormatErrors with an offset
 // inside the input, and the walk ends within one step per 0x48 input bytes.
+// A HeadersOnly walk gives the same with headers read ahead as without.
 func FuzzWalk(f *testing.F) {
 	for _, b := range seeds.SmallFiles() {
 		f.Add(b, uint32(0))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, session uint32) {
+		sameWalk(t, in, session)
 		w := buffer.NewWalker(bytes.NewReader(in), int64(len(in)))
 		w.SessionBufferSize = session
 		var b buffer.Buffer

@@ -21,7 +21,7 @@ func (w *Walker) Loader() *Loader {
 	// Copying the whole walker keeps every setting, present and future; the
 	// walk state and the storage must not be shared.
 	l := &Loader{w: *w}
-	l.w.raw, l.w.data = nil, nil
+	l.w.raw, l.w.data, l.w.ahead = nil, nil, nil
 	l.w.HeadersOnly, l.w.ZeroTail = false, false
 	return l
 }

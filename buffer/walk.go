@@ -96,6 +96,8 @@ type Walker struct {
 	// against BufferSize) are left to reading the buffer itself, with a
 	// Loader. A scan that only locates buffers then reads 0x48 bytes each.
 	HeadersOnly bool
+	// ahead, when set, reads headers ahead of a HeadersOnly walk.
+	ahead *headerAhead
 }
 
 // NewWalker walks the buffers of r, which holds size bytes.
@@ -155,11 +157,20 @@ func (w *Walker) Next(b *Buffer) error {
 		}
 		return Errorf(off, index, ErrTruncated, "%d bytes left, too few for a buffer header", stored)
 	}
-	if _, err := w.r.ReadAt(w.hdr[:], off); err != nil {
-		w.done = true
-		return Errorf(off, index, ErrTruncated, "reading buffer header: %v", err)
+	ahead := w.ahead
+	if !w.HeadersOnly {
+		ahead = nil
+	}
+	if ahead == nil || !ahead.header(&w.hdr, off) {
+		if _, err := w.r.ReadAt(w.hdr[:], off); err != nil {
+			w.done = true
+			return Errorf(off, index, ErrTruncated, "reading buffer header: %v", err)
+		}
 	}
 	h, _ := ParseHeader(w.hdr[:])
+	if ahead != nil {
+		ahead.start(h.BufferSize)
+	}
 	b.Header = h
 	if h.BufferSize == 0 {
 		// A zero BufferSize marks the zero-filled tail of a preallocated file.
