@@ -37,6 +37,16 @@ func (l *Loader) Load(fileOffset int64, index int, b *Buffer) error {
 	return w.NextInto(b)
 }
 
+// LoadSized is Load for a buffer whose records are expected to end at
+// size bytes from its start (its header's Offset, as a HeadersOnly walk
+// read it): header and records then come in one read call instead of two.
+// The buffer is read and checked as Load reads and checks it, whatever
+// size says; a wrong size costs a second read or bytes read for nothing.
+func (l *Loader) LoadSized(fileOffset int64, index int, size uint32, b *Buffer) error {
+	l.w.sized = int64(size)
+	return l.Load(fileOffset, index, b)
+}
+
 // NextInto is Next reading into b's own storage rather than the walker's,
 // so that buffers read by earlier calls into other Buffers stay intact: a
 // reader can then keep several buffers at once, each reused from pass to

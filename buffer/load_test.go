@@ -86,6 +86,32 @@ func scanThenLoad(t *testing.T, r io.ReaderAt, size int64, session uint32) []wal
 		assert.Equal(t, b.Data, located.Data, "LoadLocated, buffer %d", i)
 		s.data = bytes.Clone(b.Data)
 	}
+	// LoadSized gives what Load gives, whether its size is the records' end
+	// or falls short of it (a second read) or goes past it (bytes read for
+	// nothing), past the buffer or past the input; into fresh storage,
+	// which a short size makes grow, and into storage reused.
+	var reused buffer.Buffer
+	for i := range scanned {
+		s := &scanned[i]
+		if s.err != "" && s.data == nil && s.header == (buffer.Header{}) {
+			continue
+		}
+		var want buffer.Buffer
+		werr := loader.Load(s.offset, s.index, &want)
+		h := s.header
+		for _, size := range []uint32{h.Offset, 0, buffer.HeaderSize + 1, h.Offset / 2, h.Offset - 8, h.Offset + 100, h.BufferSize, 1 << 20} {
+			for _, into := range []*buffer.Buffer{{}, &reused} {
+				gerr := loader.LoadSized(s.offset, s.index, size, into)
+				assert.Equal(t, errString(werr), errString(gerr), "LoadSized %#x, buffer %d", size, i)
+				assert.Equal(t, want.Header, into.Header, "LoadSized %#x, buffer %d", size, i)
+				assert.Equal(t, want.Truncated, into.Truncated, "LoadSized %#x, buffer %d", size, i)
+				assert.Equal(t, want.Compression, into.Compression, "LoadSized %#x, buffer %d", size, i)
+				if werr == nil {
+					assert.Equal(t, want.Data, into.Data, "LoadSized %#x, buffer %d", size, i)
+				}
+			}
+		}
+	}
 	return scanned
 }
 

@@ -98,6 +98,9 @@ type Walker struct {
 	HeadersOnly bool
 	// ahead, when set, reads headers ahead of a HeadersOnly walk.
 	ahead *headerAhead
+	// sized, when set, is where the next buffer's records are expected to
+	// end: Next reads that much, header included, in one call.
+	sized int64
 }
 
 // NewWalker walks the buffers of r, which holds size bytes.
@@ -161,7 +164,20 @@ func (w *Walker) Next(b *Buffer) error {
 	if !w.HeadersOnly {
 		ahead = nil
 	}
-	if ahead == nil || !ahead.header(&w.hdr, off) {
+	// pre bytes of the buffer, header first, are in w.data already.
+	pre := int64(0)
+	if w.sized > HeaderSize && !w.HeadersOnly {
+		n := min(w.sized, stored)
+		w.data = grow(w.data, int(n))
+		if _, err := w.r.ReadAt(w.data[:n], off); err == nil {
+			copy(w.hdr[:], w.data)
+			pre = n
+		}
+	}
+	w.sized = 0
+	if pre > 0 {
+		// The header came with the records.
+	} else if ahead == nil || !ahead.header(&w.hdr, off) {
 		if _, err := w.r.ReadAt(w.hdr[:], off); err != nil {
 			w.done = true
 			return Errorf(off, index, ErrTruncated, "reading buffer header: %v", err)
@@ -211,11 +227,15 @@ func (w *Walker) Next(b *Buffer) error {
 		end = HeaderSize
 	}
 	end = min(end, avail)
+	if pre > 0 && int64(cap(w.data)) < end {
+		// A size that fell short of the records: keep what was read.
+		w.data = append(w.data[:pre], make([]byte, end-pre)...)
+	}
 	b.Data = grow(w.data, int(end))
 	w.data = b.Data
 	copy(b.Data, w.hdr[:])
-	if end > HeaderSize {
-		if _, err := w.r.ReadAt(b.Data[HeaderSize:end], off+HeaderSize); err != nil && !errors.Is(err, io.EOF) {
+	if from := max(pre, HeaderSize); end > from {
+		if _, err := w.r.ReadAt(b.Data[from:end], off+from); err != nil && !errors.Is(err, io.EOF) {
 			return Errorf(off, index, ErrTruncated, "reading buffer: %v", err)
 		}
 	}

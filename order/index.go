@@ -13,10 +13,18 @@ type loc struct {
 	off   int64
 	seq   int64
 	index int32
-	// bad: the walk could not go through the buffer; its error is kept in
-	// the source's scan errors under index.
-	bad bool
+	// size is where the buffer's records end, as its header says, when it
+	// is uncompressed: reading it then takes one call (Loader.LoadSized).
+	// locBad marks a buffer the walk could not go through; its error is
+	// kept in the source's scan errors under index.
+	size uint32
 }
+
+// locBad is loc.size of a buffer the walk could not go through: no buffer
+// is that large (buffer.MaxSessionBufferSize).
+const locBad = ^uint32(0)
+
+func (l loc) bad() bool { return l.size == locBad }
 
 // scanned is what the header scan of one source gives.
 type scanned struct {
@@ -72,8 +80,12 @@ func scan(si int, src *Source) scanned {
 			out.compressed++
 		}
 		l := loc{off: b.FileOffset, seq: b.SequenceNumber, index: int32(b.Index)}
+		if !b.Compressed() && b.Offset <= b.BufferSize && b.Offset <= buffer.MaxSessionBufferSize {
+			// A hint only: the read checks the header as always.
+			l.size = b.Offset
+		}
 		if err != nil {
-			l.bad = true
+			l.size = locBad
 			if out.errs == nil {
 				out.errs = map[int32]error{}
 			}
@@ -98,7 +110,7 @@ func scan(si int, src *Source) scanned {
 				byCPU[cpu] = s
 			}
 		}
-		if !s.header && !l.bad {
+		if !s.header && !l.bad() {
 			if _, again := seen[l.seq]; again {
 				restarts = append(restarts, l.index)
 				clear(seen)

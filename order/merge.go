@@ -236,9 +236,9 @@ func (m *Merge) setup() {
 func (m *Merge) submit(s *stream, sl *slot) {
 	l := s.locs[s.next]
 	s.next++
-	sl.src, sl.off, sl.index, sl.clock, sl.fine = s.src, l.off, int(l.index), s.clock, m.fine
-	sl.scanErr, sl.err = l.bad, nil
-	if l.bad {
+	sl.src, sl.off, sl.index, sl.size, sl.clock, sl.fine = s.src, l.off, int(l.index), l.size, s.clock, m.fine
+	sl.scanErr, sl.err = l.bad(), nil
+	if l.bad() {
 		sl.err = m.errs[s.src][l.index]
 	}
 	s.ring[(s.head+s.n)%len(s.ring)] = sl

@@ -18,6 +18,7 @@ type slot struct {
 	src   int
 	off   int64
 	index int
+	size  uint32 // loc.size
 	clock *header.Clock
 	fine  bool // stampOf's: the merge has several sources
 	buf   buffer.Buffer
@@ -138,7 +139,7 @@ func (r *reader) work() {
 		}
 		if !r.stop.Load() {
 			if !s.scanErr {
-				s.err = r.loader(loaders, s.src).Load(s.off, s.index, &s.buf)
+				s.err = r.loader(loaders, s.src).LoadSized(s.off, s.index, s.size, &s.buf)
 			}
 			s.prepare(r.limit)
 		}
@@ -163,7 +164,7 @@ func (r *reader) await(s *slot) {
 		return
 	}
 	if !s.scanErr {
-		s.err = r.loader(r.loaders, s.src).Load(s.off, s.index, &s.buf)
+		s.err = r.loader(r.loaders, s.src).LoadSized(s.off, s.index, s.size, &s.buf)
 	}
 	// Decoding on the iterating goroutine gains nothing by going ahead.
 	s.prepare(0)
