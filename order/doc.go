@@ -17,7 +17,11 @@
 //     too): each run is ordered by its own numbers and the runs by file
 //     position, so that a stream's buffers never interleave two runs and
 //     each buffer covers a span of time no other buffer of its stream
-//     overlaps, as ProcessTrace assumes.
+//     overlaps, as ProcessTrace assumes. Its cost is one read call per
+//     buffer, on the processor the merge is waiting for, so with two
+//     processors or more a second goroutine reads every other header where
+//     buffers the size of the first would put it, and the walk takes those
+//     it was about to read (buffer.Walker.ReadHeadersAhead).
 //   - The header buffer of each file (its first buffer, which holds the
 //     logfile-header record) is delivered first, as ProcessTrace delivers
 //     the logfile-header event first, in the order the files were given.
@@ -44,7 +48,10 @@
 // small index of every buffer (24 bytes each), whatever the size of the
 // file. Worker goroutines read and decompress the next buffers of each stream
 // ahead of the merge, so that compressed traces use every core and the
-// merge of uncompressed ones does not wait for its reads. Asked
+// merge of uncompressed ones does not wait for its reads; an uncompressed
+// buffer takes one read call, header and records together, as far as the
+// first pass saw its records end. While the merge serves other streams,
+// each stream's next record is prefetched into the cache. Asked
 // (Options.MergeAhead), the merge itself runs on a goroutine of its own, a
 // little ahead: it steps over records reading only their timestamps and
 // hands the iterating goroutine the order in which to decode them.
