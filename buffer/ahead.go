@@ -11,18 +11,19 @@ import (
 // at once.
 const headerRing = 256
 
-// headerAhead reads, on its own goroutine, the headers a HeadersOnly walk
-// is about to ask for, so that a scan of a large file makes its read calls
-// on two processors instead of one. Those calls, one per buffer, are all a
-// scan costs.
+// headerAhead reads the headers a HeadersOnly walk is about to ask for, so
+// that a scan of a large file does not pay a system call per buffer on
+// the goroutine that waits for it: those calls are all a scan costs. It
+// reads them a batch at a time in one call when the input can
+// (BatchReaderAt), or else on a goroutine of its own, which takes every
+// other position (the odd ones; the walk reads the even ones itself).
 //
 // Where the next headers are is a guess: every buffer as large as the
-// first one, as in any uncompressed file written by one session. The
-// reader takes every other predicted position (the odd ones: the walk
-// reads the even ones itself), and the walk uses a header from it only
-// when the position and the offset are the ones it was about to read, so
-// a wrong guess costs a wasted read and never changes what the walk
-// returns. At the first offset off the guess, the reader stops.
+// first one, as in any uncompressed file written by one session. The walk
+// uses a header read ahead only when the position and the offset are the
+// ones it was about to read, so a wrong guess costs wasted reads and never
+// changes what the walk returns. At the first offset off the guess, the
+// reading stops.
 type headerAhead struct {
 	r      io.ReaderAt
 	size   int64
@@ -32,6 +33,9 @@ type headerAhead struct {
 	// never holds a position more than 2*headerRing past it.
 	done    atomic.Int64
 	stopped atomic.Bool
+	// batch, when set, reads headers in batches on the walk's goroutine
+	// instead of the reading goroutine.
+	batch *headerBatch
 	// served counts the headers the walk took from the reader.
 	served atomic.Int64
 	wg     sync.WaitGroup
@@ -46,16 +50,36 @@ type aheadSlot struct {
 	hdr [HeaderSize]byte
 }
 
-// ReadHeadersAhead starts reading, on another goroutine, the headers this
-// HeadersOnly walk will ask for next. The walk returns the same buffers
-// and errors with it as without it. stop ends the reading and waits for
-// it; call it before the walk is dropped. With one processor, or a walk
-// over extents or of whole buffers, it does nothing.
-func (w *Walker) ReadHeadersAhead() (stop func()) {
-	if !w.HeadersOnly || w.extent != nil || runtime.GOMAXPROCS(0) < 2 || w.ahead != nil {
+// BatchReaderAt is an io.ReaderAt that can make many small reads in one
+// system call (etl's files on Linux, with io_uring). A HeadersOnly walk
+// over one reads its headers a batch at a time (ReadHeadersAhead).
+type BatchReaderAt interface {
+	io.ReaderAt
+	// BatchReads reports whether ReadAtBatch reads in batches.
+	BatchReads() bool
+	// ReadAtBatch reads len(p[i]) bytes at off[i] into p[i] for every i
+	// and sets ok[i] when p[i] was filled; the others are for ReadAt,
+	// which says why they could not be. false: nothing was read.
+	ReadAtBatch(p [][]byte, off []int64, ok []bool) bool
+}
+
+// ReadHeadersAhead makes this HeadersOnly walk read the headers it will ask
+// for next ahead of it: a batch at a time in one system call when the
+// input is a BatchReaderAt, or else, when spare is true and there are two
+// processors, on a goroutine of its own. The walk returns the same buffers
+// and errors with it as without it. stop ends the reading (and waits for
+// the goroutine); call it before the walk is dropped. Over extents, or in
+// a walk of whole buffers, it does nothing.
+func (w *Walker) ReadHeadersAhead(spare bool) (stop func()) {
+	if !w.HeadersOnly || w.extent != nil || w.ahead != nil {
 		return func() {}
 	}
 	a := &headerAhead{r: w.r, size: w.size, base: w.off}
+	if br, ok := w.r.(BatchReaderAt); ok && br.BatchReads() {
+		a.batch = &headerBatch{r: br}
+	} else if !spare || runtime.GOMAXPROCS(0) < 2 {
+		return func() {}
+	}
 	a.done.Store(-1)
 	w.ahead = a
 	return func() {
@@ -63,6 +87,47 @@ func (w *Walker) ReadHeadersAhead() (stop func()) {
 		a.wg.Wait()
 		w.ahead = nil
 	}
+}
+
+// headerBatch is headerAhead's batch mode: headerRing headers, the guess's
+// positions first to first+n, read in one call.
+type headerBatch struct {
+	r     BatchReaderAt
+	first int64
+	n     int
+	hdrs  [headerRing][HeaderSize]byte
+	ok    [headerRing]bool
+	p     [headerRing][]byte
+	off   [headerRing]int64
+}
+
+// header is headerAhead.header for the batch mode: position p, at off, is
+// read with the headerRing positions after it when it is not in hand.
+func (a *headerAhead) batchHeader(hdr *[HeaderSize]byte, p int64) bool {
+	b := a.batch
+	if p < b.first || p >= b.first+int64(b.n) {
+		n := 0
+		for ; n < headerRing; n++ {
+			off := a.base + (p+int64(n))*a.stride
+			if off+HeaderSize > a.size {
+				break
+			}
+			b.p[n], b.off[n] = b.hdrs[n][:], off
+		}
+		b.first, b.n = p, 0
+		if n == 0 || !b.r.ReadAtBatch(b.p[:n], b.off[:n], b.ok[:n]) {
+			a.stopped.Store(true)
+			return false
+		}
+		b.n = n
+	}
+	i := p - b.first
+	if !b.ok[i] {
+		return false
+	}
+	*hdr = b.hdrs[i]
+	a.served.Add(1)
+	return true
 }
 
 // position is the position of off in the guess, or -1.
@@ -77,11 +142,14 @@ func (a *headerAhead) position(off int64) int64 {
 // reports whether it did; the walk reads it itself otherwise.
 func (a *headerAhead) header(hdr *[HeaderSize]byte, off int64) (ok bool) {
 	p := a.position(off)
-	if p < 0 {
+	if p < 0 || a.stopped.Load() {
 		if a.stride != 0 {
 			a.stopped.Store(true)
 		}
 		return false
+	}
+	if a.batch != nil {
+		return a.batchHeader(hdr, p)
 	}
 	defer a.done.Store(p)
 	if p&1 == 0 {
@@ -103,8 +171,10 @@ func (a *headerAhead) start(bufferSize uint32) {
 		return
 	}
 	a.stride = int64(bufferSize)
-	a.wg.Add(1)
-	go a.read()
+	if a.batch == nil {
+		a.wg.Add(1)
+		go a.read()
+	}
 }
 
 func (a *headerAhead) read() {

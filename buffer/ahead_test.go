@@ -35,7 +35,7 @@ func walkHeadersFrom(r io.ReaderAt, in []byte, session uint32, ahead bool) heade
 	w.HeadersOnly = true
 	var out headerWalk
 	if ahead {
-		stop := w.ReadHeadersAhead()
+		stop := w.ReadHeadersAhead(true)
 		defer stop()
 	}
 	for steps := 0; steps <= len(in)/buffer.HeaderSize+2; steps++ {
@@ -61,6 +61,11 @@ func walkHeadersFrom(r io.ReaderAt, in []byte, session uint32, ahead bool) heade
 func sameWalk(t testing.TB, in []byte, session uint32) int64 {
 	t.Helper()
 	plain := walkHeaders(in, session, false)
+	batched := walkHeadersFrom(&batchReader{Reader: bytes.NewReader(in), fail: 5}, in, session, true)
+	batched.served = plain.served
+	if !assert.Equal(t, plain, batched, "in batches") {
+		t.FailNow()
+	}
 	ahead := walkHeaders(in, session, true)
 	served := ahead.served
 	ahead.served = plain.served
@@ -140,4 +145,88 @@ func (g *gatedReader) ReadAt(p []byte, off int64) (int, error) {
 		g.once.Do(func() { close(g.read) })
 	}
 	return n, err
+}
+
+// batchReader is a BatchReaderAt over bytes that counts its batches; fail
+// refuses every nth read of a batch (0: none), refuse the whole batch.
+type batchReader struct {
+	*bytes.Reader
+	batches int
+	fail    int
+	refuse  bool
+}
+
+func (b *batchReader) BatchReads() bool { return true }
+
+func (b *batchReader) ReadAtBatch(p [][]byte, off []int64, ok []bool) bool {
+	if b.refuse {
+		return false
+	}
+	b.batches++
+	for i := range p {
+		n, _ := b.ReadAt(p[i], off[i])
+		ok[i] = n == len(p[i]) && (b.fail == 0 || i%b.fail != 0)
+		if !ok[i] {
+			clear(p[i]) // what a failed read leaves must not be used
+		}
+	}
+	return true
+}
+
+func TestReadHeadersAheadInBatches(t *testing.T) {
+	var trace bytes.Buffer
+	_, err := etltest.WriteBenchmarkTrace(&trace, 4<<20, 4, etltest.BenchBufferSize(0x1000))
+	require.NoError(t, err)
+	in := trace.Bytes()
+	n := len(in) / 0x1000
+	damaged := bytes.Clone(in)
+	binary.LittleEndian.PutUint32(damaged[300*0x1000:], 0x10)
+	clear(damaged[600*0x1000 : 600*0x1000+buffer.HeaderSize])
+	damaged = damaged[:len(damaged)-0x1000+0x20]
+
+	for _, c := range []struct {
+		name    string
+		in      []byte
+		session uint32
+		fail    int
+		refuse  bool
+		served  int64
+		batches int
+	}{
+		// Every header but the first, which gives the stride, from
+		// batches of 256.
+		{name: "whole", in: in, served: int64(n - 1), batches: (n - 1 + 255) / 256},
+		// Reads a batch could not make are made by the walk itself.
+		{name: "some fail", in: in, fail: 3, served: servedFailingEvery(n-1, 256, 3), batches: (n - 1 + 255) / 256},
+		{name: "refused", in: in, refuse: true, served: 0, batches: 0},
+		// Damage: a BufferSize of 0x10, stepped over by the session size,
+		// an all-zero header, a tail cut inside a header.
+		{name: "damaged", in: damaged, session: 0x1000, served: -1},
+		{name: "damaged, no session size", in: damaged, served: -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			want := walkHeaders(c.in, c.session, false)
+			br := &batchReader{Reader: bytes.NewReader(c.in), fail: c.fail, refuse: c.refuse}
+			got := walkHeadersFrom(br, c.in, c.session, true)
+			if c.served >= 0 {
+				assert.Equal(t, c.served, got.served)
+				assert.Equal(t, c.batches, br.batches)
+			}
+			got.served = want.served
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+// servedFailingEvery is how many of n headers, read in batches of size,
+// come from the batches when every kth read of a batch fails, from the
+// first.
+func servedFailingEvery(n, size, k int) int64 {
+	served := 0
+	for n > 0 {
+		m := min(n, size)
+		served += m - (m+k-1)/k
+		n -= m
+	}
+	return int64(served)
 }

@@ -5,6 +5,7 @@ package etl
 import (
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -26,6 +27,47 @@ type rawFile struct {
 	fd     uintptr
 	closed atomic.Bool
 	noWait atomic.Bool // cleared when the kernel refuses RWF_NOWAIT
+	// ring makes ReadAtBatch's reads, set up on first use; ringOff says
+	// the kernel refused it, or it failed.
+	ringMu  sync.Mutex
+	ring    *ring
+	ringOff bool
+}
+
+// batchEntries is the ring's size: the reads of one system call.
+const batchEntries = 256
+
+// BatchReads reports whether ReadAtBatch reads in batches here.
+func (f *rawFile) BatchReads() bool {
+	f.ringMu.Lock()
+	defer f.ringMu.Unlock()
+	return f.setUpRing()
+}
+
+func (f *rawFile) setUpRing() bool {
+	if f.ring == nil && !f.ringOff && !f.closed.Load() {
+		var err error
+		if f.ring, err = newRing(batchEntries); err != nil {
+			f.ringOff = true
+		}
+	}
+	return f.ring != nil
+}
+
+// ReadAtBatch reads len(p[i]) bytes at off[i] into p[i] for every i, with
+// one system call per batchEntries reads, and sets ok[i] when p[i] was
+// filled; the caller reads the others with ReadAt, which reports their
+// errors. false: nothing was read, as without a ring.
+func (f *rawFile) ReadAtBatch(p [][]byte, off []int64, ok []bool) bool {
+	f.ringMu.Lock()
+	defer f.ringMu.Unlock()
+	if f.closed.Load() || !f.setUpRing() {
+		return false
+	}
+	if !f.ring.read(f.fd, p, off, ok) {
+		f.ring, f.ringOff = nil, true
+	}
+	return true
 }
 
 // rwfNoWait is RWF_NOWAIT from linux/fs.h.
@@ -69,5 +111,11 @@ func (f *rawFile) ReadAt(p []byte, off int64) (int, error) {
 // rather than to a descriptor number that may since name another file.
 func (f *rawFile) Close() error {
 	f.closed.Store(true)
+	f.ringMu.Lock()
+	if f.ring != nil {
+		f.ring.close()
+		f.ring, f.ringOff = nil, true
+	}
+	f.ringMu.Unlock()
 	return f.File.Close()
 }

@@ -1,12 +1,15 @@
 package etl
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/etlkit/etlkit/buffer"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,4 +49,55 @@ func TestRawFileReadsAsOSFile(t *testing.T) {
 	require.NoError(t, raw.Close())
 	_, err = raw.ReadAt(make([]byte, 8), 0)
 	assert.True(t, errors.Is(err, os.ErrClosed), "read after Close: %v", err)
+}
+
+// TestRawFileReadsInBatches holds ReadAtBatch to os.File's ReadAt: the
+// same bytes wherever a read is marked done, and every read marked done
+// that ReadAt makes in full, over more reads than one batch takes, with
+// reads across and past the end and of nothing; once the file is closed,
+// batches are refused.
+func TestRawFileReadsInBatches(t *testing.T) {
+	data := make([]byte, 5*65536+77)
+	rng := rand.New(rand.NewSource(11))
+	rng.Read(data)
+	path := filepath.Join(t.TempDir(), "plain.bin")
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	fh, err := os.Open(path)
+	require.NoError(t, err)
+	ref, err := os.Open(path)
+	require.NoError(t, err)
+	defer ref.Close()
+	raw := newRawFile(fh)
+	br, isBatch := raw.(buffer.BatchReaderAt)
+	if !isBatch || !br.BatchReads() {
+		raw.Close()
+		t.Skip("no batched reads here (io_uring is Linux-only and may be refused)")
+	}
+
+	const reads = 3*batchEntries + 17
+	p := make([][]byte, reads)
+	off := make([]int64, reads)
+	for i := range p {
+		p[i], off[i] = make([]byte, rng.Intn(200)), int64(rng.Intn(len(data)+300))
+	}
+	p[0], off[0] = make([]byte, 72), int64(len(data)-10) // across the end
+	p[1], off[1] = nil, 5                                // nothing to read
+	ok := make([]bool, reads)
+	require.True(t, br.ReadAtBatch(p, off, ok))
+	done := 0
+	for i := range p {
+		want := make([]byte, len(p[i]))
+		n, _ := ref.ReadAt(want, off[i])
+		require.Equal(t, n == len(want), ok[i], "read %d: %d bytes at %d", i, len(p[i]), off[i])
+		if ok[i] {
+			require.True(t, bytes.Equal(want, p[i]), "read %d: bytes differ", i)
+			done++
+		}
+	}
+	assert.False(t, ok[0])
+	assert.True(t, ok[1])
+	assert.Greater(t, done, reads/2)
+
+	require.NoError(t, raw.Close())
+	assert.False(t, br.ReadAtBatch(p[:4], off[:4], ok[:4]), "a batch after Close")
 }
