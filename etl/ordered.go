@@ -48,14 +48,14 @@ func (r *Reader) fileOrderParallel(opts order.Options, yield func(*record.Record
 		return false
 	}
 	c := order.NewCounter(r.Source())
-	for rec, err := range r.Records() {
-		if err == nil {
+	// Called rather than ranged over: a range loop over a function checks
+	// its state around every record.
+	r.Records()(func(rec *record.Record, err error) bool {
+		if err == nil && !c.AddNext(rec, 0) {
 			c.Add(rec, 0)
 		}
-		if !yield(rec, err) {
-			break
-		}
-	}
+		return yield(rec, err)
+	})
 	r.stats.Order = c.Stats()
 	return true
 }

@@ -1,10 +1,13 @@
 package order_test
 
 import (
+	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/order"
 )
@@ -20,21 +23,55 @@ func TestCounterEqualsFileOrder(t *testing.T) {
 		buf{cpu(0, 3), []etltest.Record{ev(5, base+25), ev(6, base+50)}},
 	)
 	b := build(t, s, nil, buf{cpu(1, 1), []etltest.Record{ev(7, base+5)}})
-	srcs := []order.Source{source(a, s), source(b, s)}
-	m := order.New(order.Options{Mode: order.FileOrder}, srcs...)
-	c := order.NewCounter(srcs...)
-	for rec, err := range m.Records() {
-		if err == nil {
-			c.Add(rec, m.Source())
+	var bench bytes.Buffer
+	_, err := etltest.WriteBenchmarkTrace(&bench, 1<<20, 4)
+	assert.NoError(t, err)
+	large, err := etl.NewReader(bytes.NewReader(bench.Bytes()), int64(bench.Len()))
+	assert.NoError(t, err)
+	for _, c := range []struct {
+		name string
+		srcs []order.Source
+		// shortcut: AddNext counts records (one source, whose timeline is
+		// the raw timestamps), and how many times at least.
+		shortcut int
+	}{
+		{"two files", []order.Source{source(a, s), source(b, s)}, 0},
+		{"one file", []order.Source{source(a, s)}, 1},
+		{"etlgen", []order.Source{large.Source()}, 1000},
+	} {
+		for _, next := range []bool{false, true} {
+			m := order.New(order.Options{Mode: order.FileOrder}, c.srcs...)
+			counter := order.NewCounter(c.srcs...)
+			short := 0
+			for rec, err := range m.Records() {
+				if err != nil {
+					continue
+				}
+				if next && counter.AddNext(rec, m.Source()) {
+					short++
+					continue
+				}
+				counter.Add(rec, m.Source())
+			}
+			want, got := m.Stats(), counter.Stats()
+			msg := fmt.Sprintf("%s, AddNext %v", c.name, next)
+			if c.name == "two files" {
+				assert.Equal(t, 2, want.BackwardSteps, msg)
+				assert.Equal(t, 1, want.Ties, msg)
+			}
+			if next {
+				if c.shortcut == 0 {
+					assert.Zero(t, short, msg)
+				} else {
+					assert.GreaterOrEqual(t, short, c.shortcut, msg)
+				}
+			}
+			assert.Equal(t, want.Records, got.Records, msg)
+			assert.Equal(t, want.Sources, got.Sources, msg)
+			assert.Equal(t, want.BackwardSteps, got.BackwardSteps, msg)
+			assert.Equal(t, want.LargestBackwardStep, got.LargestBackwardStep, msg)
+			assert.Equal(t, want.Ties, got.Ties, msg)
+			assert.Equal(t, order.FileOrder, got.Mode, msg)
 		}
 	}
-	want, got := m.Stats(), c.Stats()
-	assert.Equal(t, 2, want.BackwardSteps)
-	assert.Equal(t, 1, want.Ties)
-	assert.Equal(t, want.Records, got.Records)
-	assert.Equal(t, want.Sources, got.Sources)
-	assert.Equal(t, want.BackwardSteps, got.BackwardSteps)
-	assert.Equal(t, want.LargestBackwardStep, got.LargestBackwardStep)
-	assert.Equal(t, want.Ties, got.Ties)
-	assert.Equal(t, order.FileOrder, got.Mode)
 }
