@@ -47,15 +47,12 @@ func (r *Reader) fileOrderParallel(opts order.Options, yield func(*record.Record
 	if opts.Mode != order.FileOrder || opts.ReadAhead < 0 || r.serial || !useParallel(r) {
 		return false
 	}
+	// The loop counts each record as it hands it out: a loop body of its
+	// own around yield would cost a call per record.
 	c := order.NewCounter(r.Source())
-	// Called rather than ranged over: a range loop over a function checks
-	// its state around every record.
-	r.Records()(func(rec *record.Record, err error) bool {
-		if err == nil && !c.AddNext(rec, 0) {
-			c.Add(rec, 0)
-		}
-		return yield(rec, err)
-	})
+	r.counter = c
+	defer func() { r.counter = nil }()
+	r.Records()(yield)
 	r.stats.Order = c.Stats()
 	return true
 }

@@ -219,6 +219,9 @@ func (r *Reader) yieldSlot(s *readSlot, loader *buffer.Loader, clock *header.Clo
 				continue
 			}
 			r.stats.delivered(s.recs[i].HeaderType)
+			if c := r.counter; c != nil && !c.AddNext(&s.recs[i], 0) {
+				c.Add(&s.recs[i], 0)
+			}
 			if !yield(&s.recs[i], nil) {
 				return false
 			}

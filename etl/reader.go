@@ -112,6 +112,9 @@ type Reader struct {
 	extents []buffer.Extent // RlFs files
 	stats   Stats
 	serial  bool // Records stays on the calling goroutine
+	// counter, during a file-order pass of EventsWith, keeps the order's
+	// counts of each record delivered.
+	counter *order.Counter
 	// ring is the slots of the two-goroutine pass, kept between passes.
 	ring atomic.Pointer[[parallelSlots]readSlot]
 }
@@ -366,6 +369,9 @@ func (r *Reader) yieldRecords(cur *record.Cursor, rec *record.Record, yield func
 			return true
 		}
 		r.stats.delivered(rec.HeaderType)
+		if c := r.counter; c != nil && !c.AddNext(rec, 0) {
+			c.Add(rec, 0)
+		}
 		if !yield(rec, nil) {
 			return false
 		}
