@@ -51,15 +51,11 @@ func (c *Cursor) Next(r *Record) (bool, error) {
 	if c.done {
 		return false, nil
 	}
-	data := c.buf.Data
-	at := c.pos
-	if size, ok := c.decodeFast(r, data, at); ok {
-		c.pos = at + header.Align(size)
-		if c.pos >= len(data) {
-			c.done = true
-		}
+	if c.decodeFast(r) {
 		return true, nil
 	}
+	data := c.buf.Data
+	at := c.pos
 	p, end, err := header.ParsePrefix(data[at:])
 	if end {
 		c.done = true

@@ -14,20 +14,23 @@ const (
 	eventHeaderMinSize = header.EventHeaderSize
 )
 
-// decodeFast decodes the commonest records — EVENT_HEADER, and SYSTEM,
-// COMPACT and PERFINFO headers without extension bytes — in one pass over
-// their bytes, into the same fields Decode sets. It reports false, having
+// decodeFast decodes the cursor's next record when it is of the commonest
+// kinds — EVENT_HEADER, and SYSTEM, COMPACT and PERFINFO headers without
+// extension bytes — in one pass over its bytes, into the same fields
+// Decode sets, and moves the cursor past it. It reports false, having
 // changed nothing that matters, for any other kind and for anything that
 // needs the general path's checks or error messages; Next then uses Decode.
 // TestFastPathEqualsDecode and FuzzFastPath keep the two paths identical.
-func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) {
+func (c *Cursor) decodeFast(r *Record) bool {
+	data, at := c.buf.Data, c.pos
 	if at+8 > len(data) {
-		return 0, false
+		return false
 	}
+	size := 0
 	le := binary.LittleEndian
 	marker := le.Uint32(data[at:])
 	if marker>>24 != typedMarker {
-		return 0, false
+		return false
 	}
 	typ := header.Type(marker >> 16)
 	var b []byte
@@ -35,7 +38,7 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 	case header.TypeEventHeader64, header.TypeEventHeader32:
 		size = int(uint16(marker))
 		if size < eventHeaderMinSize || at+size > len(data) {
-			return 0, false
+			return false
 		}
 		b = data[at : at+size : at+size]
 		_ = b[eventHeaderMinSize-1]
@@ -46,7 +49,7 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		if diskFlags&header.FlagExtendedInfo != 0 {
 			var err error
 			if pos, err = r.decodeExtended(b, pos); err != nil {
-				return 0, false
+				return false
 			}
 		}
 		r.Flags = c.ctx.flags(typ) | diskFlags&eventHeaderDiskFlags
@@ -67,7 +70,7 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		header.TypeCompact64, header.TypeCompact32:
 		version := uint16(marker)
 		if version&kernelVersionExt != 0 {
-			return 0, false
+			return false
 		}
 		size = int(le.Uint16(data[at+4:]))
 		fixed := header.SystemHeaderSize
@@ -78,7 +81,7 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 			fixed = header.CompactHeaderSize
 		}
 		if size < fixed || at+size > len(data) {
-			return 0, false
+			return false
 		}
 		b = data[at : at+size : at+size]
 		_ = b[fixed-1]
@@ -104,9 +107,11 @@ func (c *Cursor) decodeFast(r *Record, data []byte, at int) (size int, ok bool) 
 		r.HasProcessorTime = false
 		r.UserData = b[fixed:]
 	default:
-		return 0, false
+		return false
 	}
-	return size, true
+	c.pos = at + header.Align(size)
+	c.done = c.pos >= len(data)
+	return true
 }
 
 // fastFixed gives, for each header type, the size of the fixed header of

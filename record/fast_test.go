@@ -46,14 +46,16 @@ func sameDecodeIn(t *testing.T, logFileMode uint32, prev, b []byte) {
 		}
 	}
 	sameSkim(t, buf, &clock)
-	size, ok := c.decodeFast(&fast, buf.Data, buffer.HeaderSize)
-	if !ok {
+	if !c.decodeFast(&fast) {
+		require.Equal(t, buffer.HeaderSize, c.Position(), "the fast path moved without taking the record")
 		return
 	}
 	p, end, err := header.ParsePrefix(buf.Data[buffer.HeaderSize:])
 	require.False(t, end)
 	require.NoError(t, err, "the fast path took a record the general path rejects")
-	require.Equal(t, p.Size, size)
+	require.Equal(t, buffer.HeaderSize+header.Align(p.Size), c.Position())
+	require.Equal(t, c.Position() >= len(buf.Data), c.done)
+	require.Len(t, fast.Raw, p.Size)
 	require.NoError(t, Decode(&slow, buf.Data[buffer.HeaderSize:], p, buffer.HeaderSize, &c.ctx))
 	require.Equal(t, comparable(&slow), comparable(&fast))
 	require.Equal(t, slow.ExtendedData(), fast.ExtendedData())
@@ -119,7 +121,7 @@ func TestFastPathEqualsDecode(t *testing.T) {
 		var c Cursor
 		c.Reset(&buffer.Buffer{Data: append(make([]byte, buffer.HeaderSize), b...)}, &clock)
 		var r Record
-		if _, ok := c.decodeFast(&r, c.buf.Data, buffer.HeaderSize); ok {
+		if c.decodeFast(&r) {
 			taken++
 		}
 	}
