@@ -19,17 +19,8 @@ import (
 // with os.File's: the same bytes, counts and io.EOF for ranges inside,
 // across and past the end, and a refusal once the file is closed.
 func TestRawFileReadsAsOSFile(t *testing.T) {
-	data := make([]byte, 3*65536+123)
 	rng := rand.New(rand.NewSource(7))
-	rng.Read(data)
-	path := filepath.Join(t.TempDir(), "plain.bin")
-	require.NoError(t, os.WriteFile(path, data, 0o644))
-	fh, err := os.Open(path)
-	require.NoError(t, err)
-	ref, err := os.Open(path)
-	require.NoError(t, err)
-	defer ref.Close()
-	raw := newRawFile(fh)
+	data, raw, ref := randomFile(t, rng, 3*65536+123)
 
 	ranges := [][2]int{{0, 72}, {0, len(data)}, {65536, 65536}, {len(data) - 10, 72}, {len(data), 8}, {len(data) + 100, 8}, {5, 0}}
 	for i := 0; i < 200; i++ {
@@ -47,7 +38,7 @@ func TestRawFileReadsAsOSFile(t *testing.T) {
 	}
 
 	require.NoError(t, raw.Close())
-	_, err = raw.ReadAt(make([]byte, 8), 0)
+	_, err := raw.ReadAt(make([]byte, 8), 0)
 	assert.True(t, errors.Is(err, os.ErrClosed), "read after Close: %v", err)
 }
 
@@ -57,17 +48,8 @@ func TestRawFileReadsAsOSFile(t *testing.T) {
 // reads across and past the end and of nothing; once the file is closed,
 // batches are refused.
 func TestRawFileReadsInBatches(t *testing.T) {
-	data := make([]byte, 5*65536+77)
 	rng := rand.New(rand.NewSource(11))
-	rng.Read(data)
-	path := filepath.Join(t.TempDir(), "plain.bin")
-	require.NoError(t, os.WriteFile(path, data, 0o644))
-	fh, err := os.Open(path)
-	require.NoError(t, err)
-	ref, err := os.Open(path)
-	require.NoError(t, err)
-	defer ref.Close()
-	raw := newRawFile(fh)
+	data, raw, ref := randomFile(t, rng, 5*65536+77)
 	br, isBatch := raw.(buffer.BatchReaderAt)
 	if !isBatch || !br.BatchReads() {
 		raw.Close()
@@ -100,4 +82,19 @@ func TestRawFileReadsInBatches(t *testing.T) {
 
 	require.NoError(t, raw.Close())
 	assert.False(t, br.ReadAtBatch(p[:4], off[:4], ok[:4]), "a batch after Close")
+}
+
+// randomFile writes size random bytes to a file and opens it twice: as the
+// Reader reads a file, and as a plain os.File to compare with.
+func randomFile(t *testing.T, rng *rand.Rand, size int) (data []byte, raw readerAtCloser, ref *os.File) {
+	data = make([]byte, size)
+	rng.Read(data)
+	path := filepath.Join(t.TempDir(), "plain.bin")
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	fh, err := os.Open(path)
+	require.NoError(t, err)
+	ref, err = os.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { ref.Close() })
+	return data, newRawFile(fh), ref
 }
