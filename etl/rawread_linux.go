@@ -64,10 +64,31 @@ func (f *rawFile) ReadAtBatch(p [][]byte, off []int64, ok []bool) bool {
 	if f.closed.Load() || !f.setUpRing() {
 		return false
 	}
-	if !f.ring.read(f.fd, p, off, ok) {
+	switch {
+	case !f.ring.read(f.fd, p, off, ok):
+		// Abandoned, not closed: reads may be in flight.
+		f.ring, f.ringOff = nil, true
+	case !anyRead(p, ok):
+		// A batch of which no read succeeded is what a kernel without the
+		// ring's read operation (before 5.6) gives: read as before.
+		f.ring.close()
 		f.ring, f.ringOff = nil, true
 	}
 	return true
+}
+
+// anyRead reports whether a read of some bytes succeeded, or none was asked.
+func anyRead(p [][]byte, ok []bool) bool {
+	asked := false
+	for i := range p {
+		if len(p[i]) > 0 {
+			if ok[i] {
+				return true
+			}
+			asked = true
+		}
+	}
+	return !asked
 }
 
 // rwfNoWait is RWF_NOWAIT from linux/fs.h.

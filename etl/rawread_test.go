@@ -82,6 +82,18 @@ func TestRawFileReadsInBatches(t *testing.T) {
 
 	require.NoError(t, raw.Close())
 	assert.False(t, br.ReadAtBatch(p[:4], off[:4], ok[:4]), "a batch after Close")
+
+	// A batch of which no read succeeds, as on a kernel whose ring cannot
+	// read, turns batches off for the file.
+	_, raw, _ = randomFile(t, rng, 1000)
+	br = raw.(buffer.BatchReaderAt)
+	defer raw.Close()
+	require.True(t, br.BatchReads())
+	past := [][]byte{make([]byte, 8), make([]byte, 8)}
+	require.True(t, br.ReadAtBatch(past, []int64{2000, 3000}, ok[:2]))
+	assert.Equal(t, []bool{false, false}, ok[:2])
+	assert.False(t, br.BatchReads())
+	assert.False(t, br.ReadAtBatch(p[:2], off[:2], ok[:2]))
 }
 
 // randomFile writes size random bytes to a file and opens it twice: as the
