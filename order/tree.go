@@ -169,7 +169,9 @@ func (t *loserTree) initPacked(keys []key) {
 		}
 		win[k+i] = p
 	}
-	t.pnode = make([]uint64, k)
+	// A power of two long, so that replayPacked's indexing needs no
+	// bounds check; nodes from k on are never used.
+	t.pnode = make([]uint64, 1<<bits.Len(uint(k-1)))
 	for n := k - 1; n >= 1; n-- {
 		a, b := win[2*n], win[2*n+1]
 		win[n], t.pnode[n] = min(a, b), max(a, b)
@@ -202,11 +204,16 @@ func (t *loserTree) packedAfter(i int, tm int64) (uint64, bool) {
 // stream s. A match is a comparison and two conditional moves.
 func (t *loserTree) replayPacked(s int, w uint64) {
 	node := t.pnode
-	for n := uint(s+len(node)) >> 1; n > 0 && n < uint(len(node)); n >>= 1 {
-		l := node[n]
-		node[n], w = max(l, w), min(l, w)
+	// n stays below the number of streams, which the array's length,
+	// a power of two, is not below: the mask changes nothing but lets
+	// the compiler drop the bounds check.
+	mask := uint(len(node) - 1)
+	_ = node[mask]
+	for n := uint(s+len(t.keys)) >> 1; n > 0; n >>= 1 {
+		l := &node[n&mask]
+		*l, w = max(*l, w), min(*l, w)
 	}
-	node[0] = w
+	node[0] = w // within the length, shown above
 }
 
 // winner is the stream whose key is smallest.
