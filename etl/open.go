@@ -78,6 +78,10 @@ func (f *File) Close() error {
 	return first
 }
 
+// batchEntries is how many reads a file makes in one system call where it
+// reads in batches (buffer.BatchReaderAt; Linux, with io_uring).
+const batchEntries = 256
+
 // readerAtCloser is a plain trace file as the Reader reads it.
 type readerAtCloser interface {
 	io.ReaderAt

@@ -34,9 +34,6 @@ type rawFile struct {
 	ringOff bool
 }
 
-// batchEntries is the ring's size: the reads of one system call.
-const batchEntries = 256
-
 // BatchReads reports whether ReadAtBatch reads in batches here.
 func (f *rawFile) BatchReads() bool {
 	f.ringMu.Lock()

@@ -37,7 +37,7 @@ func TestJSONLOneObjectPerRecord(t *testing.T) {
 	assert.Equal(t, "68fdd900-4a3e-11d1-84f4-0000f80464e3", first["ProviderId"])
 	assert.EqualValues(t, 6412, first["ProcessId"])
 	assert.EqualValues(t, 3240, first["ThreadId"])
-	assert.EqualValues(t, 1944427877538, first["RawTimeStamp"])
+	assert.EqualValues(t, int64(1944427877538), first["RawTimeStamp"])
 	eventHeaders := 0
 	for _, l := range lines {
 		var m map[string]any
