@@ -44,6 +44,9 @@ var abandoned struct {
 	rings []*ring
 }
 
+// maxStalls bounds the calls in a row that fail and complete nothing.
+const maxStalls = 1000
+
 const (
 	sysIoUringSetup = 425 // the same number on every architecture
 	sysIoUringEnter = 426
@@ -143,9 +146,18 @@ func (r *ring) readBatch(fd uintptr, p [][]byte, off []int64, ok []bool) bool {
 		n++
 	}
 	atomic.StoreUint32(r.sqTail, tail+uint32(n))
-	for pending := n; pending > 0; {
+	for pending, stalls := n, 0; pending > 0; {
 		submit := atomic.LoadUint32(r.sqTail) - atomic.LoadUint32(r.sqHead)
 		_, _, errno := syscall.Syscall6(sysIoUringEnter, r.fd, uintptr(submit), 1, ioringEnterWait, 0, 0)
+		if errno != 0 && atomic.LoadUint32(r.cqHead) == atomic.LoadUint32(r.cqTail) {
+			// EAGAIN and EBUSY say the kernel is short of something for
+			// now; a call that keeps failing is given up like any error.
+			if stalls++; stalls > maxStalls {
+				errno = syscall.EIO
+			}
+		} else {
+			stalls = 0
+		}
 		switch errno {
 		case 0, syscall.EINTR, syscall.EAGAIN, syscall.EBUSY:
 		default:
