@@ -7,13 +7,15 @@ package kernel
 const groupALPC = 0x1A
 
 func init() {
-	const g = groupALPC
-	register(
-		class{name: "ALPC_Send_Message", group: g, version: 2, opcodes: []uint8{33}, fields: fields(u32("MessageID"))},
-		class{name: "ALPC_Receive_Message", group: g, version: 2, opcodes: []uint8{34}, fields: fields(u32("MessageID"))},
-		class{name: "ALPC_Wait_For_Reply", group: g, version: 2, opcodes: []uint8{35}, fields: fields(u32("MessageID"))},
-		class{name: "ALPC_Wait_For_New_Message", group: g, version: 2, opcodes: []uint8{36}, fields: fields(
-			u32("IsServerPort"), wstr("PortName"))},
-		class{name: "ALPC_Unwait", group: g, version: 2, opcodes: []uint8{37}, fields: fields(hex(u32("Status")))},
-	)
+	later(func() {
+		const g = groupALPC
+		register(
+			class{name: "ALPC_Send_Message", group: g, version: 2, opcodes: []uint8{33}, fields: fields(u32("MessageID"))},
+			class{name: "ALPC_Receive_Message", group: g, version: 2, opcodes: []uint8{34}, fields: fields(u32("MessageID"))},
+			class{name: "ALPC_Wait_For_Reply", group: g, version: 2, opcodes: []uint8{35}, fields: fields(u32("MessageID"))},
+			class{name: "ALPC_Wait_For_New_Message", group: g, version: 2, opcodes: []uint8{36}, fields: fields(
+				u32("IsServerPort"), wstr("PortName"))},
+			class{name: "ALPC_Unwait", group: g, version: 2, opcodes: []uint8{37}, fields: fields(hex(u32("Status")))},
+		)
+	})
 }

@@ -7,12 +7,14 @@ package kernel
 const groupCritSec = 0x17
 
 func init() {
-	const g = groupCritSec
-	register(
-		class{name: "CritSecCollision", group: g, version: 0, opcodes: []uint8{34}, fields: fields(
-			u32("LockCount"), u32("SpinCount"), ptr("OwningThread"), ptr("CritSecAddr"))},
-		// SpinCount is pointer-sized here, unlike in Collision.
-		class{name: "CritSecInit", group: g, version: 0, opcodes: []uint8{35}, fields: fields(
-			ptr("SpinCount"), ptr("CritSecAddr"))},
-	)
+	later(func() {
+		const g = groupCritSec
+		register(
+			class{name: "CritSecCollision", group: g, version: 0, opcodes: []uint8{34}, fields: fields(
+				u32("LockCount"), u32("SpinCount"), ptr("OwningThread"), ptr("CritSecAddr"))},
+			// SpinCount is pointer-sized here, unlike in Collision.
+			class{name: "CritSecInit", group: g, version: 0, opcodes: []uint8{35}, fields: fields(
+				ptr("SpinCount"), ptr("CritSecAddr"))},
+		)
+	})
 }

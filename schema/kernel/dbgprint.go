@@ -6,6 +6,8 @@ package kernel
 const groupDbgPrint = 0x0A
 
 func init() {
-	register(class{name: "DebugPrint_Event", group: groupDbgPrint, version: 2, opcodes: []uint8{32}, fields: fields(
-		u32("Component"), u32("Level"), astr("Message"))})
+	later(func() {
+		register(class{name: "DebugPrint_Event", group: groupDbgPrint, version: 2, opcodes: []uint8{32}, fields: fields(
+			u32("Component"), u32("Level"), astr("Message"))})
+	})
 }

@@ -107,54 +107,56 @@ func appendElapsed(r *record.Record, vals []payload.Value) []payload.Value {
 }
 
 func init() {
-	const g = groupDiskIo
-	flags := func() payload.Field { return mapped(u32("IrpFlags"), irpFlags) }
-	// TraceEvent calls the FileObject of a disk request FileKey: it is the
-	// key FileIo's Name events give a file name.
-	rw := func(reserved string, tail ...payload.Field) []payload.Field {
-		return append(fields(u32("DiskNumber"), flags(), u32("TransferSize"), u32(reserved), u64("ByteOffset"),
-			ptr("FileKey")), tail...)
-	}
-	// Of the driver call tracing, the request completion events keep
-	// their layout from v1 to v2; each schema gets its own field slice.
-	mjReturn := func() []payload.Field { return fields(ptr("Irp"), u32("UniqMatchId")) }
-	complReq := func() []payload.Field { return fields(ptr("RoutineAddr"), ptr("Irp"), u32("UniqMatchId")) }
-	register(
-		class{name: "DiskIo_V0_TypeGroup1", group: g, version: 0, opcodes: []uint8{10, 11}, computed: diskComputed,
-			fields: rw("Reserved")},
-		class{name: "DiskIo_V1_TypeGroup1", group: g, version: 1, opcodes: []uint8{10, 11}, computed: diskComputed,
-			fields: rw("ResponseTime", u64("HighResResponseTime"))},
-		class{name: "V1_DriverMajorFunctionCall", group: g, version: 1, opcodes: []uint8{34}, fields: fields(
-			u32("UniqMatchId"), ptr("RoutineAddr"), ptr("Irp"), u32("MajorFunction"), u32("MinorFunction"),
-			ptr("FileObject"))},
-		class{name: "V1_DriverMajorFunctionReturn", group: g, version: 1, opcodes: []uint8{35}, fields: fields(
-			u32("UniqMatchId"), ptr("Irp"))},
-		class{name: "V1_DriverCompleteRequest", group: g, version: 1, opcodes: []uint8{52}, fields: complReq()},
-		class{name: "V1_DriverCompleteRequestReturn", group: g, version: 1, opcodes: []uint8{53}, fields: mjReturn()},
+	later(func() {
+		const g = groupDiskIo
+		flags := func() payload.Field { return mapped(u32("IrpFlags"), irpFlags) }
+		// TraceEvent calls the FileObject of a disk request FileKey: it is the
+		// key FileIo's Name events give a file name.
+		rw := func(reserved string, tail ...payload.Field) []payload.Field {
+			return append(fields(u32("DiskNumber"), flags(), u32("TransferSize"), u32(reserved), u64("ByteOffset"),
+				ptr("FileKey")), tail...)
+		}
+		// Of the driver call tracing, the request completion events keep
+		// their layout from v1 to v2; each schema gets its own field slice.
+		mjReturn := func() []payload.Field { return fields(ptr("Irp"), u32("UniqMatchId")) }
+		complReq := func() []payload.Field { return fields(ptr("RoutineAddr"), ptr("Irp"), u32("UniqMatchId")) }
+		register(
+			class{name: "DiskIo_V0_TypeGroup1", group: g, version: 0, opcodes: []uint8{10, 11}, computed: diskComputed,
+				fields: rw("Reserved")},
+			class{name: "DiskIo_V1_TypeGroup1", group: g, version: 1, opcodes: []uint8{10, 11}, computed: diskComputed,
+				fields: rw("ResponseTime", u64("HighResResponseTime"))},
+			class{name: "V1_DriverMajorFunctionCall", group: g, version: 1, opcodes: []uint8{34}, fields: fields(
+				u32("UniqMatchId"), ptr("RoutineAddr"), ptr("Irp"), u32("MajorFunction"), u32("MinorFunction"),
+				ptr("FileObject"))},
+			class{name: "V1_DriverMajorFunctionReturn", group: g, version: 1, opcodes: []uint8{35}, fields: fields(
+				u32("UniqMatchId"), ptr("Irp"))},
+			class{name: "V1_DriverCompleteRequest", group: g, version: 1, opcodes: []uint8{52}, fields: complReq()},
+			class{name: "V1_DriverCompleteRequestReturn", group: g, version: 1, opcodes: []uint8{53}, fields: mjReturn()},
 
-		class{name: "DiskIo_V2_TypeGroup1", group: g, version: 2, opcodes: []uint8{10, 11}, computed: diskComputed,
-			fields: rw("Reserved", ptr("Irp"), u64("HighResResponseTime"))},
-		class{name: "DiskIo_V2_TypeGroup2", group: g, version: 2, opcodes: []uint8{12, 13, 15}, fields: fields(
-			ptr("Irp"))},
-		class{name: "DiskIo_V2_TypeGroup3", group: g, version: 2, opcodes: []uint8{14}, computed: diskComputed,
-			fields: fields(u32("DiskNumber"), flags(), u64("HighResResponseTime"), ptr("Irp"))},
-		class{name: "DriverMajorFunctionCall", group: g, version: 2, opcodes: []uint8{34}, fields: fields(
-			u32("MajorFunction"), u32("MinorFunction"), ptr("RoutineAddr"), ptr("FileObject"), ptr("Irp"),
-			u32("UniqMatchId"))},
-		class{name: "DriverMajorFunctionReturn", group: g, version: 2, opcodes: []uint8{35}, fields: mjReturn()},
-		// The notes' MOF names the second field IrpPtr, the class page Irp.
-		class{name: "DriverCompletionRoutine", group: g, version: 2, opcodes: []uint8{37}, fields: fields(
-			ptr("Routine"), ptr("IrpPtr"), u32("UniqMatchId"))},
-		class{name: "DriverCompleteRequest", group: g, version: 2, opcodes: []uint8{52}, fields: complReq()},
-		class{name: "DriverCompleteRequestReturn", group: g, version: 2, opcodes: []uint8{53}, fields: mjReturn()},
+			class{name: "DiskIo_V2_TypeGroup1", group: g, version: 2, opcodes: []uint8{10, 11}, computed: diskComputed,
+				fields: rw("Reserved", ptr("Irp"), u64("HighResResponseTime"))},
+			class{name: "DiskIo_V2_TypeGroup2", group: g, version: 2, opcodes: []uint8{12, 13, 15}, fields: fields(
+				ptr("Irp"))},
+			class{name: "DiskIo_V2_TypeGroup3", group: g, version: 2, opcodes: []uint8{14}, computed: diskComputed,
+				fields: fields(u32("DiskNumber"), flags(), u64("HighResResponseTime"), ptr("Irp"))},
+			class{name: "DriverMajorFunctionCall", group: g, version: 2, opcodes: []uint8{34}, fields: fields(
+				u32("MajorFunction"), u32("MinorFunction"), ptr("RoutineAddr"), ptr("FileObject"), ptr("Irp"),
+				u32("UniqMatchId"))},
+			class{name: "DriverMajorFunctionReturn", group: g, version: 2, opcodes: []uint8{35}, fields: mjReturn()},
+			// The notes' MOF names the second field IrpPtr, the class page Irp.
+			class{name: "DriverCompletionRoutine", group: g, version: 2, opcodes: []uint8{37}, fields: fields(
+				ptr("Routine"), ptr("IrpPtr"), u32("UniqMatchId"))},
+			class{name: "DriverCompleteRequest", group: g, version: 2, opcodes: []uint8{52}, fields: complReq()},
+			class{name: "DriverCompleteRequestReturn", group: g, version: 2, opcodes: []uint8{53}, fields: mjReturn()},
 
-		// v3 adds the thread that issued the request; the driver events
-		// keep their v2 layout.
-		class{name: "DiskIo_TypeGroup1", group: g, version: 3, opcodes: []uint8{10, 11, 55, 56}, computed: diskComputed,
-			fields: rw("Reserved", ptr("Irp"), u64("HighResResponseTime"), u32("IssuingThreadId"))},
-		class{name: "DiskIo_TypeGroup3", group: g, version: 3, opcodes: []uint8{14, 57}, computed: diskComputed,
-			fields: fields(u32("DiskNumber"), flags(), u64("HighResResponseTime"), ptr("Irp"), u32("IssuingThreadId"))},
-		class{name: "DiskIo_TypeGroup2", group: g, version: 3, opcodes: []uint8{12, 13, 15, 58, 59, 60}, fields: fields(
-			ptr("Irp"), u32("IssuingThreadId"))},
-	)
+			// v3 adds the thread that issued the request; the driver events
+			// keep their v2 layout.
+			class{name: "DiskIo_TypeGroup1", group: g, version: 3, opcodes: []uint8{10, 11, 55, 56}, computed: diskComputed,
+				fields: rw("Reserved", ptr("Irp"), u64("HighResResponseTime"), u32("IssuingThreadId"))},
+			class{name: "DiskIo_TypeGroup3", group: g, version: 3, opcodes: []uint8{14, 57}, computed: diskComputed,
+				fields: fields(u32("DiskNumber"), flags(), u64("HighResResponseTime"), ptr("Irp"), u32("IssuingThreadId"))},
+			class{name: "DiskIo_TypeGroup2", group: g, version: 3, opcodes: []uint8{12, 13, 15, 58, 59, 60}, fields: fields(
+				ptr("Irp"), u32("IssuingThreadId"))},
+		)
+	})
 }

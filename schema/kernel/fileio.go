@@ -44,62 +44,64 @@ var fileShareAccess = bits("FileShareAccess",
 )
 
 func init() {
-	const g = groupFileIo
-	name := func() []payload.Field { return fields(ptr("FileObject"), wstr("FileName")) }
-	attributes := func() payload.Field { return mapped(u32("FileAttributes"), fileAttributes) }
-	share := func() payload.Field { return mapped(u32("ShareAccess"), fileShareAccess) }
-	opEnd := func() []payload.Field { return fields(ptr("IrpPtr"), ptr("ExtraInfo"), hex(u32("NtStatus"))) }
-	register(
-		class{name: "FileIo_V0_Name", group: g, version: 0, opcodes: []uint8{0}, fields: name()},
-		class{name: "FileIo_V1_Name", group: g, version: 1, opcodes: []uint8{0, 32}, fields: name()},
-		class{name: "FileIo_V2_Name", group: g, version: 2, opcodes: []uint8{0, 32, 35, 36}, fields: name()},
-		class{name: "FileIo_Name", group: g, version: 3, opcodes: []uint8{0, 32, 35, 36}, fields: name()},
+	later(func() {
+		const g = groupFileIo
+		name := func() []payload.Field { return fields(ptr("FileObject"), wstr("FileName")) }
+		attributes := func() payload.Field { return mapped(u32("FileAttributes"), fileAttributes) }
+		share := func() payload.Field { return mapped(u32("ShareAccess"), fileShareAccess) }
+		opEnd := func() []payload.Field { return fields(ptr("IrpPtr"), ptr("ExtraInfo"), hex(u32("NtStatus"))) }
+		register(
+			class{name: "FileIo_V0_Name", group: g, version: 0, opcodes: []uint8{0}, fields: name()},
+			class{name: "FileIo_V1_Name", group: g, version: 1, opcodes: []uint8{0, 32}, fields: name()},
+			class{name: "FileIo_V2_Name", group: g, version: 2, opcodes: []uint8{0, 32, 35, 36}, fields: name()},
+			class{name: "FileIo_Name", group: g, version: 3, opcodes: []uint8{0, 32, 35, 36}, fields: name()},
 
-		// v2: TTID, the thread that issued the operation, is
-		// pointer-sized and follows IrpPtr.
-		class{name: "FileIo_V2_Create", group: g, version: 2, opcodes: []uint8{64}, fields: fields(
-			ptr("IrpPtr"), ptr("TTID"), ptr("FileObject"), hex(u32("CreateOptions")), attributes(), share(),
-			wstr("OpenPath"))},
-		class{name: "FileIo_V2_SimpleOp", group: g, version: 2, opcodes: []uint8{65, 66, 73}, fields: fields(
-			ptr("IrpPtr"), ptr("TTID"), ptr("FileObject"), ptr("FileKey"))},
-		class{name: "FileIo_V2_ReadWrite", group: g, version: 2, opcodes: []uint8{67, 68}, fields: fields(
-			u64("Offset"), ptr("IrpPtr"), ptr("TTID"), ptr("FileObject"), ptr("FileKey"), u32("IoSize"),
-			hex(u32("IoFlags")))},
-		class{name: "FileIo_V2_Info", group: g, version: 2, opcodes: []uint8{69, 70, 71, 74, 75}, fields: fields(
-			ptr("IrpPtr"), ptr("TTID"), ptr("FileObject"), ptr("FileKey"), ptr("ExtraInfo"), u32("InfoClass"))},
-		class{name: "FileIo_V2_DirEnum", group: g, version: 2, opcodes: []uint8{72, 77}, fields: fields(
-			ptr("IrpPtr"), ptr("TTID"), ptr("FileObject"), ptr("FileKey"), u32("Length"), u32("InfoClass"),
-			u32("FileIndex"), wstr("FileName"))},
-		class{name: "FileIo_V2_OpEnd", group: g, version: 2, opcodes: []uint8{76}, fields: opEnd()},
-		class{name: "FileIo_V2_MapFile", group: g, version: 2, opcodes: []uint8{37, 38, 39, 40}, fields: fields(
-			ptr("ViewBase"), ptr("FileObject"), u64("MiscInfo"), size("ViewSize"), u32("ProcessId"))},
+			// v2: TTID, the thread that issued the operation, is
+			// pointer-sized and follows IrpPtr.
+			class{name: "FileIo_V2_Create", group: g, version: 2, opcodes: []uint8{64}, fields: fields(
+				ptr("IrpPtr"), ptr("TTID"), ptr("FileObject"), hex(u32("CreateOptions")), attributes(), share(),
+				wstr("OpenPath"))},
+			class{name: "FileIo_V2_SimpleOp", group: g, version: 2, opcodes: []uint8{65, 66, 73}, fields: fields(
+				ptr("IrpPtr"), ptr("TTID"), ptr("FileObject"), ptr("FileKey"))},
+			class{name: "FileIo_V2_ReadWrite", group: g, version: 2, opcodes: []uint8{67, 68}, fields: fields(
+				u64("Offset"), ptr("IrpPtr"), ptr("TTID"), ptr("FileObject"), ptr("FileKey"), u32("IoSize"),
+				hex(u32("IoFlags")))},
+			class{name: "FileIo_V2_Info", group: g, version: 2, opcodes: []uint8{69, 70, 71, 74, 75}, fields: fields(
+				ptr("IrpPtr"), ptr("TTID"), ptr("FileObject"), ptr("FileKey"), ptr("ExtraInfo"), u32("InfoClass"))},
+			class{name: "FileIo_V2_DirEnum", group: g, version: 2, opcodes: []uint8{72, 77}, fields: fields(
+				ptr("IrpPtr"), ptr("TTID"), ptr("FileObject"), ptr("FileKey"), u32("Length"), u32("InfoClass"),
+				u32("FileIndex"), wstr("FileName"))},
+			class{name: "FileIo_V2_OpEnd", group: g, version: 2, opcodes: []uint8{76}, fields: opEnd()},
+			class{name: "FileIo_V2_MapFile", group: g, version: 2, opcodes: []uint8{37, 38, 39, 40}, fields: fields(
+				ptr("ViewBase"), ptr("FileObject"), u64("MiscInfo"), size("ViewSize"), u32("ProcessId"))},
 
-		// v3: TTID is a 4-byte thread id after the pointers.
-		class{name: "FileIo_Create", group: g, version: 3, opcodes: []uint8{64}, fields: fields(
-			ptr("IrpPtr"), ptr("FileObject"), u32("TTID"), hex(u32("CreateOptions")), attributes(), share(),
-			wstr("OpenPath"))},
-		class{name: "FileIo_SimpleOp", group: g, version: 3, opcodes: []uint8{65, 66, 73}, fields: fields(
-			ptr("IrpPtr"), ptr("FileObject"), ptr("FileKey"), u32("TTID"))},
-		class{name: "FileIo_ReadWrite", group: g, version: 3, opcodes: []uint8{67, 68}, fields: fields(
-			u64("Offset"), ptr("IrpPtr"), ptr("FileObject"), ptr("FileKey"), u32("TTID"), u32("IoSize"),
-			hex(u32("IoFlags")))},
-		class{name: "FileIo_Info", group: g, version: 3, opcodes: []uint8{69, 70, 71, 74, 75}, fields: fields(
-			ptr("IrpPtr"), ptr("FileObject"), ptr("FileKey"), ptr("ExtraInfo"), u32("TTID"), u32("InfoClass"))},
-		class{name: "FileIo_DirEnum", group: g, version: 3, opcodes: []uint8{72, 77}, fields: fields(
-			ptr("IrpPtr"), ptr("FileObject"), ptr("FileKey"), u32("TTID"), u32("Length"), u32("InfoClass"),
-			u32("FileIndex"), wstr("FileName"))},
-		class{name: "FileIo_OpEnd", group: g, version: 3, opcodes: []uint8{76}, fields: opEnd()},
-		class{name: "FileIo_PathOperation", group: g, version: 3, opcodes: []uint8{79, 80, 81}, fields: fields(
-			ptr("IrpPtr"), ptr("FileObject"), ptr("FileKey"), ptr("ExtraInfo"), u32("TTID"), u32("InfoClass"),
-			wstr("FileName"))},
-		class{name: "FltIoInit", group: g, version: 3, opcodes: []uint8{96, 97}, fields: fields(
-			ptr("RoutineAddr"), ptr("FileObject"), ptr("FileContext"), ptr("IrpPtr"), ptr("CallbackDataPtr"),
-			u32("MajorFunction"))},
-		class{name: "FltIoCompletion", group: g, version: 3, opcodes: []uint8{98, 99}, fields: fields(
-			wmiTime("InitialTime"), ptr("RoutineAddr"), ptr("FileObject"), ptr("FileContext"), ptr("IrpPtr"),
-			ptr("CallbackDataPtr"), u32("MajorFunction"))},
-		class{name: "FltIoFailure", group: g, version: 3, opcodes: []uint8{100, 101}, fields: fields(
-			ptr("RoutineAddr"), ptr("FileObject"), ptr("FileContext"), ptr("IrpPtr"), ptr("CallbackDataPtr"),
-			u32("MajorFunction"), hex(u32("Status")))},
-	)
+			// v3: TTID is a 4-byte thread id after the pointers.
+			class{name: "FileIo_Create", group: g, version: 3, opcodes: []uint8{64}, fields: fields(
+				ptr("IrpPtr"), ptr("FileObject"), u32("TTID"), hex(u32("CreateOptions")), attributes(), share(),
+				wstr("OpenPath"))},
+			class{name: "FileIo_SimpleOp", group: g, version: 3, opcodes: []uint8{65, 66, 73}, fields: fields(
+				ptr("IrpPtr"), ptr("FileObject"), ptr("FileKey"), u32("TTID"))},
+			class{name: "FileIo_ReadWrite", group: g, version: 3, opcodes: []uint8{67, 68}, fields: fields(
+				u64("Offset"), ptr("IrpPtr"), ptr("FileObject"), ptr("FileKey"), u32("TTID"), u32("IoSize"),
+				hex(u32("IoFlags")))},
+			class{name: "FileIo_Info", group: g, version: 3, opcodes: []uint8{69, 70, 71, 74, 75}, fields: fields(
+				ptr("IrpPtr"), ptr("FileObject"), ptr("FileKey"), ptr("ExtraInfo"), u32("TTID"), u32("InfoClass"))},
+			class{name: "FileIo_DirEnum", group: g, version: 3, opcodes: []uint8{72, 77}, fields: fields(
+				ptr("IrpPtr"), ptr("FileObject"), ptr("FileKey"), u32("TTID"), u32("Length"), u32("InfoClass"),
+				u32("FileIndex"), wstr("FileName"))},
+			class{name: "FileIo_OpEnd", group: g, version: 3, opcodes: []uint8{76}, fields: opEnd()},
+			class{name: "FileIo_PathOperation", group: g, version: 3, opcodes: []uint8{79, 80, 81}, fields: fields(
+				ptr("IrpPtr"), ptr("FileObject"), ptr("FileKey"), ptr("ExtraInfo"), u32("TTID"), u32("InfoClass"),
+				wstr("FileName"))},
+			class{name: "FltIoInit", group: g, version: 3, opcodes: []uint8{96, 97}, fields: fields(
+				ptr("RoutineAddr"), ptr("FileObject"), ptr("FileContext"), ptr("IrpPtr"), ptr("CallbackDataPtr"),
+				u32("MajorFunction"))},
+			class{name: "FltIoCompletion", group: g, version: 3, opcodes: []uint8{98, 99}, fields: fields(
+				wmiTime("InitialTime"), ptr("RoutineAddr"), ptr("FileObject"), ptr("FileContext"), ptr("IrpPtr"),
+				ptr("CallbackDataPtr"), u32("MajorFunction"))},
+			class{name: "FltIoFailure", group: g, version: 3, opcodes: []uint8{100, 101}, fields: fields(
+				ptr("RoutineAddr"), ptr("FileObject"), ptr("FileContext"), ptr("IrpPtr"), ptr("CallbackDataPtr"),
+				u32("MajorFunction"), hex(u32("Status")))},
+		)
+	})
 }

@@ -10,8 +10,10 @@ import "github.com/etlkit/etlkit/payload"
 const groupLbr = 0x0C
 
 func init() {
-	entry := payload.Field{Name: "Entries", InType: payload.InStruct, Members: fields(
-		ptr("FromAddress"), ptr("ToAddress"), ptr("Reserved"))}
-	register(class{name: "LbrRecord_V2", group: groupLbr, version: 2, opcodes: []uint8{32}, fields: fields(
-		u64("TimeStamp"), u32("ProcessId"), u32("ThreadId"), hex(u32("Options")), toEnd(entry))})
+	later(func() {
+		entry := payload.Field{Name: "Entries", InType: payload.InStruct, Members: fields(
+			ptr("FromAddress"), ptr("ToAddress"), ptr("Reserved"))}
+		register(class{name: "LbrRecord_V2", group: groupLbr, version: 2, opcodes: []uint8{32}, fields: fields(
+			u64("TimeStamp"), u32("ProcessId"), u32("ThreadId"), hex(u32("Options")), toEnd(entry))})
+	})
 }

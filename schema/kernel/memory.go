@@ -16,39 +16,41 @@ var memFlags = bits("MemoryFlags",
 const hardFaultInitialTime = 0
 
 func init() {
-	const g = 0x02
-	rundown := fields(ptr("HeapHandle"), hex(u32("HRFlags")), u32("HRPid"), u32("HRRangeCount"))
-	register(
-		class{name: "PageFault_TypeGroup1", group: g, version: 2, opcodes: []uint8{10, 11, 12, 13, 14, 15}, fields: fields(
-			ptr("VirtualAddress"), ptr("ProgramCounter"))},
-		// TraceEvent calls the FILE_OBJECT the FileKey (FileIO events name
-		// the file by it) and shows the time the read took.
-		class{name: "PageFault_HardFault", group: g, version: 2, opcodes: []uint8{32},
-			computed: withElapsed(hardFaultInitialTime, "InitialTime"), fields: fields(
-				wmiTime("InitialTime"), u64("ReadOffset"), ptr("VirtualAddress"), ptr("FileKey"), u32("ThreadID"),
-				u32("ByteCount"))},
-		class{name: "PageFault_HeapRangeRundown_V2", group: g, version: 2, opcodes: []uint8{100}, fields: rundown},
-		class{name: "PageFault_HeapRangeCreate", group: g, version: 2, opcodes: []uint8{101}, fields: fields(
-			ptr("HeapHandle"), size("FirstRangeSize"), hex(u32("HRCreateFlags")))},
-		class{name: "PageFault_HeapRangeTypeGroup", group: g, version: 2, opcodes: []uint8{102, 103}, fields: fields(
-			ptr("HeapHandle"), ptr("HRAddress"), size("HRSize"))},
-		class{name: "PageFault_HeapRangeDestroy", group: g, version: 2, opcodes: []uint8{104}, fields: fields(
-			ptr("HeapHandle"))},
-		class{name: "PageFault_ImageLoadBacked", group: g, version: 2, opcodes: []uint8{105}, fields: fields(
-			ptr("FileObject"), hex(u32("DeviceChar")), hex(u16("FileChar")), hex(u16("LoadFlags")))},
-		class{name: "PageFault_VirtualAlloc", group: g, version: 2, opcodes: []uint8{98, 99}, fields: fields(
-			ptr("BaseAddress"), size("RegionSize"), u32("ProcessID"), mapped(u32("Flags"), memFlags))},
-		class{name: "PageFault_VirtualAllocRundown", group: g, version: 2, opcodes: []uint8{128, 129}, fields: fields(
-			ptr("BaseAddress"), size("RegionSize"), u32("ProcessID"), mapped(u32("Flags"), memFlags),
-			size("CommitSizeInBytes"))},
-		class{name: "PageFault_VirtualRotate", group: g, version: 2, opcodes: []uint8{127}, fields: fields(
-			ptr("BaseAddress"), size("SizeInBytes"), hex(u32("Flags")))},
-		class{name: "PageFault_MemReset", group: g, version: 2, opcodes: []uint8{134}, fields: fields(
-			ptr("BaseAddress"), size("SizeInBytes"), hex(u32("Flags")))},
-		// HRRundown's own classes carry versions 3 and 4.
-		class{name: "PageFault_HeapRangeRundown_V3", group: g, version: 3, opcodes: []uint8{100}, fields: append(
-			rundown[:4:4], u32("Reserved"))},
-		class{name: "PageFault_HeapRangeRundown_V4", group: g, version: 4, opcodes: []uint8{100}, fields: append(
-			rundown[:4:4], hex(u64("HRHeapTag")))},
-	)
+	later(func() {
+		const g = 0x02
+		rundown := fields(ptr("HeapHandle"), hex(u32("HRFlags")), u32("HRPid"), u32("HRRangeCount"))
+		register(
+			class{name: "PageFault_TypeGroup1", group: g, version: 2, opcodes: []uint8{10, 11, 12, 13, 14, 15}, fields: fields(
+				ptr("VirtualAddress"), ptr("ProgramCounter"))},
+			// TraceEvent calls the FILE_OBJECT the FileKey (FileIO events name
+			// the file by it) and shows the time the read took.
+			class{name: "PageFault_HardFault", group: g, version: 2, opcodes: []uint8{32},
+				computed: withElapsed(hardFaultInitialTime, "InitialTime"), fields: fields(
+					wmiTime("InitialTime"), u64("ReadOffset"), ptr("VirtualAddress"), ptr("FileKey"), u32("ThreadID"),
+					u32("ByteCount"))},
+			class{name: "PageFault_HeapRangeRundown_V2", group: g, version: 2, opcodes: []uint8{100}, fields: rundown},
+			class{name: "PageFault_HeapRangeCreate", group: g, version: 2, opcodes: []uint8{101}, fields: fields(
+				ptr("HeapHandle"), size("FirstRangeSize"), hex(u32("HRCreateFlags")))},
+			class{name: "PageFault_HeapRangeTypeGroup", group: g, version: 2, opcodes: []uint8{102, 103}, fields: fields(
+				ptr("HeapHandle"), ptr("HRAddress"), size("HRSize"))},
+			class{name: "PageFault_HeapRangeDestroy", group: g, version: 2, opcodes: []uint8{104}, fields: fields(
+				ptr("HeapHandle"))},
+			class{name: "PageFault_ImageLoadBacked", group: g, version: 2, opcodes: []uint8{105}, fields: fields(
+				ptr("FileObject"), hex(u32("DeviceChar")), hex(u16("FileChar")), hex(u16("LoadFlags")))},
+			class{name: "PageFault_VirtualAlloc", group: g, version: 2, opcodes: []uint8{98, 99}, fields: fields(
+				ptr("BaseAddress"), size("RegionSize"), u32("ProcessID"), mapped(u32("Flags"), memFlags))},
+			class{name: "PageFault_VirtualAllocRundown", group: g, version: 2, opcodes: []uint8{128, 129}, fields: fields(
+				ptr("BaseAddress"), size("RegionSize"), u32("ProcessID"), mapped(u32("Flags"), memFlags),
+				size("CommitSizeInBytes"))},
+			class{name: "PageFault_VirtualRotate", group: g, version: 2, opcodes: []uint8{127}, fields: fields(
+				ptr("BaseAddress"), size("SizeInBytes"), hex(u32("Flags")))},
+			class{name: "PageFault_MemReset", group: g, version: 2, opcodes: []uint8{134}, fields: fields(
+				ptr("BaseAddress"), size("SizeInBytes"), hex(u32("Flags")))},
+			// HRRundown's own classes carry versions 3 and 4.
+			class{name: "PageFault_HeapRangeRundown_V3", group: g, version: 3, opcodes: []uint8{100}, fields: append(
+				rundown[:4:4], u32("Reserved"))},
+			class{name: "PageFault_HeapRangeRundown_V4", group: g, version: 4, opcodes: []uint8{100}, fields: append(
+				rundown[:4:4], hex(u64("HRHeapTag")))},
+		)
+	})
 }

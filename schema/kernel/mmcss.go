@@ -10,10 +10,12 @@ import "github.com/google/uuid"
 var MMCSSTask = uuid.MustParse("f8f10121-b617-4a56-868b-9df1b27fe32c")
 
 func init() {
-	for op, name := range map[uint8]string{32: "Start", 33: "Stop", 36: "Sleep", 37: "SleepResp"} {
-		registerKernelClassic(MMCSSTask, op, "MMCSS/"+name, noFields)
-	}
-	registerKernelClassic(MMCSSTask, 34, "MMCSS/Scheduler", fields(
-		u32("ScheduledPID"), u32("ScheduledTID"), u32("SchedulingPriority"), u32("TaskIndex")))
-	registerKernelClassic(MMCSSTask, 35, "MMCSS/Wakeup", fields(u32("Reason")))
+	later(func() {
+		for op, name := range map[uint8]string{32: "Start", 33: "Stop", 36: "Sleep", 37: "SleepResp"} {
+			registerKernelClassic(MMCSSTask, op, "MMCSS/"+name, noFields)
+		}
+		registerKernelClassic(MMCSSTask, 34, "MMCSS/Scheduler", fields(
+			u32("ScheduledPID"), u32("ScheduledTID"), u32("SchedulingPriority"), u32("TaskIndex")))
+		registerKernelClassic(MMCSSTask, 35, "MMCSS/Wakeup", fields(u32("Reason")))
+	})
 }

@@ -9,5 +9,7 @@ import "github.com/google/uuid"
 var MUITask = uuid.MustParse("d3de60b2-a663-45d5-9826-a0a5949d2cb0")
 
 func init() {
-	registerKernelClassic(MUITask, 0, "MUI/Access", fields(wstr("MuiLoadString")))
+	later(func() {
+		registerKernelClassic(MUITask, 0, "MUI/Access", fields(wstr("MuiLoadString")))
+	})
 }

@@ -7,19 +7,21 @@ package kernel
 const groupObject = 0x11
 
 func init() {
-	const g = groupObject
-	register(
-		class{name: "ObHandleEvent", group: g, version: 2, opcodes: []uint8{32, 33}, fields: fields(
-			ptr("Object"), u32("Handle"), u16("ObjectType"), wstr("ObjectName"))},
-		class{name: "ObHandleDuplicateEvent", group: g, version: 2, opcodes: []uint8{34}, fields: fields(
-			ptr("Object"), u32("SourceHandle"), u32("TargetHandle"), u32("TargetProcessId"), u16("ObjectType"))},
-		class{name: "ObTypeEvent", group: g, version: 2, opcodes: []uint8{36, 37}, fields: fields(
-			u16("ObjectType"), u16("Reserved"), wstr("TypeName"))},
-		class{name: "ObHandleRundownEvent", group: g, version: 2, opcodes: []uint8{38, 39}, fields: fields(
-			ptr("Object"), u32("ProcessId"), u32("Handle"), u16("ObjectType"), wstr("ObjectName"))},
-		class{name: "ObObjectEvent", group: g, version: 2, opcodes: []uint8{48, 49}, fields: fields(
-			ptr("Object"), u16("ObjectType"))},
-		class{name: "ObReferenceEvent", group: g, version: 2, opcodes: []uint8{50, 51}, fields: fields(
-			ptr("Object"), u32("Tag"), u32("Count"))},
-	)
+	later(func() {
+		const g = groupObject
+		register(
+			class{name: "ObHandleEvent", group: g, version: 2, opcodes: []uint8{32, 33}, fields: fields(
+				ptr("Object"), u32("Handle"), u16("ObjectType"), wstr("ObjectName"))},
+			class{name: "ObHandleDuplicateEvent", group: g, version: 2, opcodes: []uint8{34}, fields: fields(
+				ptr("Object"), u32("SourceHandle"), u32("TargetHandle"), u32("TargetProcessId"), u16("ObjectType"))},
+			class{name: "ObTypeEvent", group: g, version: 2, opcodes: []uint8{36, 37}, fields: fields(
+				u16("ObjectType"), u16("Reserved"), wstr("TypeName"))},
+			class{name: "ObHandleRundownEvent", group: g, version: 2, opcodes: []uint8{38, 39}, fields: fields(
+				ptr("Object"), u32("ProcessId"), u32("Handle"), u16("ObjectType"), wstr("ObjectName"))},
+			class{name: "ObObjectEvent", group: g, version: 2, opcodes: []uint8{48, 49}, fields: fields(
+				ptr("Object"), u16("ObjectType"))},
+			class{name: "ObReferenceEvent", group: g, version: 2, opcodes: []uint8{50, 51}, fields: fields(
+				ptr("Object"), u32("Tag"), u32("Count"))},
+		)
+	})
 }

@@ -6,6 +6,8 @@ package kernel
 const groupPower = 0x12
 
 func init() {
-	register(class{name: "IdleExitLatency", group: groupPower, version: 2, opcodes: []uint8{60}, fields: fields(
-		hex(u32("Flags")), u32("PlatformState"), u32("ProcessorState"), u32("ReturnLatency"), u32("TotalLatency"))})
+	later(func() {
+		register(class{name: "IdleExitLatency", group: groupPower, version: 2, opcodes: []uint8{60}, fields: fields(
+			hex(u32("Flags")), u32("PlatformState"), u32("ProcessorState"), u32("ReturnLatency"), u32("TotalLatency"))})
+	})
 }

@@ -6,6 +6,8 @@ package kernel
 const groupSplitIo = 0x1B
 
 func init() {
-	register(class{name: "SplitIo_Info", group: groupSplitIo, version: 2, opcodes: []uint8{32}, fields: fields(
-		ptr("ParentIrp"), ptr("ChildIrp"))})
+	later(func() {
+		register(class{name: "SplitIo_Info", group: groupSplitIo, version: 2, opcodes: []uint8{32}, fields: fields(
+			ptr("ParentIrp"), ptr("ChildIrp"))})
+	})
 }

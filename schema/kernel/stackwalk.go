@@ -13,15 +13,17 @@ import (
 const stackFramesIndex = 3
 
 func init() {
-	const g = 0x18
-	register(
-		class{name: "StackWalk_Event", group: g, version: 2, opcodes: []uint8{32}, computed: frameCount, fields: fields(
-			wmiTime("EventTimeStamp"), u32("StackProcess"), u32("StackThread"), toEnd(ptr("Stack")))},
-		class{name: "StackWalk_TypeGroup1", group: g, version: 2, opcodes: []uint8{34, 35, 36}, fields: fields(
-			ptr("Key"), toEnd(ptr("StackFrame")))},
-		class{name: "StackWalk_Key", group: g, version: 2, opcodes: []uint8{37, 38}, fields: fields(
-			wmiTime("EventTimeStamp"), u32("StackProcess"), u32("StackThread"), ptr("StackKey"))},
-	)
+	later(func() {
+		const g = 0x18
+		register(
+			class{name: "StackWalk_Event", group: g, version: 2, opcodes: []uint8{32}, computed: frameCount, fields: fields(
+				wmiTime("EventTimeStamp"), u32("StackProcess"), u32("StackThread"), toEnd(ptr("Stack")))},
+			class{name: "StackWalk_TypeGroup1", group: g, version: 2, opcodes: []uint8{34, 35, 36}, fields: fields(
+				ptr("Key"), toEnd(ptr("StackFrame")))},
+			class{name: "StackWalk_Key", group: g, version: 2, opcodes: []uint8{37, 38}, fields: fields(
+				wmiTime("EventTimeStamp"), u32("StackProcess"), u32("StackThread"), ptr("StackKey"))},
+		)
+	})
 }
 
 // frameCount appends FrameCount, the number of frames of a stack.

@@ -23,52 +23,54 @@ const (
 )
 
 func init() {
-	// The CodeView (RSDS) record of an image; ILRSDS, the one of its IL
-	// PDB, has the same layout in the samples (the name follows Age).
-	rsds := func() []payload.Field {
-		return fields(ptr("ImageBase"), u32("ProcessID"), guid("GuidSig"), u32("Age"), astr("PDBFileName"))
-	}
-	registerTraceControl(ImageIDTask, OpcodeImageID, "ImageID", fields(
-		ptr("ImageBase"), size("ImageSize"), u32("ProcessID"), u32("TimeDateStamp"), wstr("OriginalFileName")),
-		withBuildTime(3))
-	// An image without debug information: the notes give no fields, the
-	// samples hold its base and process, as DbgDeterm does (TraceEvent
-	// shows none).
-	registerTraceControl(ImageIDTask, OpcodeNone, "ImageID/None", fields(ptr("ImageBase"), u32("ProcessID")), nil)
-	registerTraceControl(ImageIDTask, OpcodeDbgIDRSDS, "ImageID/DbgID_RSDS", rsds(), nil)
-	registerTraceControl(ImageIDTask, OpcodeDbgIDILRSDS, "ImageID/DbgID_ILRSDS", rsds(), nil)
-	registerTraceControl(ImageIDTask, OpcodeDbgPPDB, "ImageID/DbgPPDB", fields(
-		ptr("ImageBase"), u32("ProcessID"), u32("TimeDateStamp"), u16("MajorVersion"), u16("MinorVersion")),
-		withBuildTime(2))
-	registerTraceControl(ImageIDTask, OpcodeDbgDeterm, "ImageID/DbgDeterm", fields(
-		ptr("ImageBase"), u32("ProcessID")), nil)
-	// The image's version resource; it names no image, and belongs to the
-	// ImageID events with the same time stamp.
-	registerTraceControl(ImageIDTask, OpcodeFileVersion, "ImageID/FileVersion", fields(
-		u32("ImageSize"), u32("TimeDateStamp"), wstr("OrigFileName"), wstr("FileDescription"), wstr("FileVersion"),
-		wstr("BinFileVersion"), wstr("VerLanguage"), wstr("ProductName"), wstr("CompanyName"),
-		wstr("ProductVersion"), wstr("FileId"), wstr("ProgramId")),
-		withBuildTime(1))
+	later(func() {
+		// The CodeView (RSDS) record of an image; ILRSDS, the one of its IL
+		// PDB, has the same layout in the samples (the name follows Age).
+		rsds := func() []payload.Field {
+			return fields(ptr("ImageBase"), u32("ProcessID"), guid("GuidSig"), u32("Age"), astr("PDBFileName"))
+		}
+		registerTraceControl(ImageIDTask, OpcodeImageID, "ImageID", fields(
+			ptr("ImageBase"), size("ImageSize"), u32("ProcessID"), u32("TimeDateStamp"), wstr("OriginalFileName")),
+			withBuildTime(3))
+		// An image without debug information: the notes give no fields, the
+		// samples hold its base and process, as DbgDeterm does (TraceEvent
+		// shows none).
+		registerTraceControl(ImageIDTask, OpcodeNone, "ImageID/None", fields(ptr("ImageBase"), u32("ProcessID")), nil)
+		registerTraceControl(ImageIDTask, OpcodeDbgIDRSDS, "ImageID/DbgID_RSDS", rsds(), nil)
+		registerTraceControl(ImageIDTask, OpcodeDbgIDILRSDS, "ImageID/DbgID_ILRSDS", rsds(), nil)
+		registerTraceControl(ImageIDTask, OpcodeDbgPPDB, "ImageID/DbgPPDB", fields(
+			ptr("ImageBase"), u32("ProcessID"), u32("TimeDateStamp"), u16("MajorVersion"), u16("MinorVersion")),
+			withBuildTime(2))
+		registerTraceControl(ImageIDTask, OpcodeDbgDeterm, "ImageID/DbgDeterm", fields(
+			ptr("ImageBase"), u32("ProcessID")), nil)
+		// The image's version resource; it names no image, and belongs to the
+		// ImageID events with the same time stamp.
+		registerTraceControl(ImageIDTask, OpcodeFileVersion, "ImageID/FileVersion", fields(
+			u32("ImageSize"), u32("TimeDateStamp"), wstr("OrigFileName"), wstr("FileDescription"), wstr("FileVersion"),
+			wstr("BinFileVersion"), wstr("VerLanguage"), wstr("ProductName"), wstr("CompanyName"),
+			wstr("ProductVersion"), wstr("FileId"), wstr("ProgramId")),
+			withBuildTime(1))
 
-	// TDH metadata for the events of the trace; their payloads are read
-	// where the trace's own schemas are learned, so only the names are
-	// here.
-	registerTraceControl(MetaDataTask, OpcodeEventInfo, "MetaData/EventInfo", nil, nil)
-	registerTraceControl(MetaDataTask, OpcodeEventMapInfo, "MetaData/EventMapInfo", nil, nil)
+		// TDH metadata for the events of the trace; their payloads are read
+		// where the trace's own schemas are learned, so only the names are
+		// here.
+		registerTraceControl(MetaDataTask, OpcodeEventInfo, "MetaData/EventInfo", nil, nil)
+		registerTraceControl(MetaDataTask, OpcodeEventMapInfo, "MetaData/EventMapInfo", nil, nil)
 
-	// WinSAT results: a state, the size of the XML document once
-	// uncompressed, and the document, LZNT1-compressed, to the end.
-	winsat := func() []payload.Field {
-		return fields(u32("State"), u32("UncompressedLength"), toEnd(
-			payload.Field{Name: "CompressedData", InType: payload.InUInt8, OutType: payload.OutHexBinary}))
-	}
-	registerTraceControl(WinSatTask, opcodeWinSPR, "WinSat/WinSPR", winsat(), nil)
-	registerTraceControl(WinSatTask, opcodeWinSATMetric, "WinSat/Metrics", winsat(), nil)
-	registerTraceControl(WinSatTask, opcodeWinSATConfig, "WinSat/SystemConfig", winsat(), nil)
+		// WinSAT results: a state, the size of the XML document once
+		// uncompressed, and the document, LZNT1-compressed, to the end.
+		winsat := func() []payload.Field {
+			return fields(u32("State"), u32("UncompressedLength"), toEnd(
+				payload.Field{Name: "CompressedData", InType: payload.InUInt8, OutType: payload.OutHexBinary}))
+		}
+		registerTraceControl(WinSatTask, opcodeWinSPR, "WinSat/WinSPR", winsat(), nil)
+		registerTraceControl(WinSatTask, opcodeWinSATMetric, "WinSat/Metrics", winsat(), nil)
+		registerTraceControl(WinSatTask, opcodeWinSATConfig, "WinSat/SystemConfig", winsat(), nil)
 
-	// Lost_Event (kernel-events.md §17): a real-time session's notice of
-	// lost events, buffers or its backing file; no payload.
-	for op, name := range map[uint8]string{32: "RTLostEvent", 33: "RTLostBuffer", 34: "RTLostFile"} {
-		registerClassic(LostEventClass, SystemTraceName, op, "Lost_Event/"+name, noFields, nil)
-	}
+		// Lost_Event (kernel-events.md §17): a real-time session's notice of
+		// lost events, buffers or its backing file; no payload.
+		for op, name := range map[uint8]string{32: "RTLostEvent", 33: "RTLostBuffer", 34: "RTLostFile"} {
+			registerClassic(LostEventClass, SystemTraceName, op, "Lost_Event/"+name, noFields, nil)
+		}
+	})
 }
