@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
-	"runtime"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,7 +19,7 @@ type headerWalk struct {
 	bufs     []buffer.Buffer
 	errs     []string
 	zeroTail bool
-	served   int64
+	served   int
 }
 
 func walkHeaders(in []byte, session uint32, ahead bool) headerWalk {
@@ -35,8 +32,7 @@ func walkHeadersFrom(r io.ReaderAt, in []byte, session uint32, ahead bool) heade
 	w.HeadersOnly = true
 	var out headerWalk
 	if ahead {
-		stop := w.ReadHeadersAhead(true)
-		defer stop()
+		w.ReadHeadersAhead()
 	}
 	for steps := 0; steps <= len(in)/buffer.HeaderSize+2; steps++ {
 		var b buffer.Buffer
@@ -55,30 +51,28 @@ func walkHeadersFrom(r io.ReaderAt, in []byte, session uint32, ahead bool) heade
 	return out
 }
 
-// sameWalk walks in with and without headers read ahead and requires the
-// same buffers, errors and ending; it returns how many headers the reader
-// supplied.
-func sameWalk(t testing.TB, in []byte, session uint32) int64 {
+// sameWalk walks in without headers read ahead and with them, in batches
+// that all succeed and in batches where every fifth read fails, and
+// requires the same buffers, errors and ending; it returns how many
+// headers the batches that all succeed supplied.
+func sameWalk(t testing.TB, in []byte, session uint32) int {
 	t.Helper()
 	plain := walkHeaders(in, session, false)
-	batched := walkHeadersFrom(&batchReader{Reader: bytes.NewReader(in), fail: 5}, in, session, true)
-	batched.served = plain.served
-	if !assert.Equal(t, plain, batched, "in batches") {
-		t.FailNow()
-	}
-	ahead := walkHeaders(in, session, true)
-	served := ahead.served
-	ahead.served = plain.served
-	if !assert.Equal(t, plain, ahead) {
-		t.FailNow()
+	served := 0
+	for _, fail := range []int{0, 5} {
+		batched := walkHeadersFrom(&batchReader{Reader: bytes.NewReader(in), fail: fail}, in, session, true)
+		if fail == 0 {
+			served = batched.served
+		}
+		batched.served = plain.served
+		if !assert.Equal(t, plain, batched, "in batches, every %dth read failing", fail) {
+			t.FailNow()
+		}
 	}
 	return served
 }
 
 func TestReadHeadersAheadSameWalk(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		t.Skip("headers are read ahead only with two processors or more")
-	}
 	var trace bytes.Buffer
 	_, err := etltest.WriteBenchmarkTrace(&trace, 8<<20, 4, etltest.BenchBufferSize(0x1000))
 	require.NoError(t, err)
@@ -86,65 +80,35 @@ func TestReadHeadersAheadSameWalk(t *testing.T) {
 	n := len(in) / 0x1000
 	require.Greater(t, n, 1000)
 
-	// Every buffer as large as the first: the reader supplies headers. How
-	// many depends on the race between the two goroutines.
-	served := sameWalk(t, in, 0)
-	t.Logf("%d of %d headers read ahead", served, n)
-	// That it supplies any is made certain by holding the walk's own read
-	// of the third header until the reader has read the fourth.
-	gated := &gatedReader{ReaderAt: bytes.NewReader(in), hold: 2 * 0x1000, until: 3 * 0x1000, read: make(chan struct{})}
-	withGate := walkHeadersFrom(gated, in, 0, true)
-	assert.Greater(t, withGate.served, int64(0), "no header came from the reader")
-	withGate.served = -1
-	assert.Equal(t, walkHeaders(in, 0, false), withGate)
+	// Every buffer as large as the first: every header after the first,
+	// which gives the guess its stride, comes from a batch.
+	assert.Equal(t, n-1, sameWalk(t, in, 0))
+	// A reader that cannot batch: the walk reads alone.
+	assert.Equal(t, -1, walkHeaders(in, 0, true).served)
 
-	// A damaged BufferSize (stepped over by the session size), a header
-	// that is all zero in the middle, and a tail cut inside a header: the
-	// reader reads what the walk would read, and gives up where the guess
-	// fails.
+	// A damaged BufferSize at 300 (stepped over by the session size, or
+	// the end of the walk without one) and a header that is all zero at
+	// 600, which ends the walk as a zero tail; a tail cut inside a header.
 	damaged := bytes.Clone(in)
 	binary.LittleEndian.PutUint32(damaged[300*0x1000:], 0x10)
 	clear(damaged[600*0x1000 : 600*0x1000+buffer.HeaderSize])
 	damaged = damaged[:len(damaged)-0x1000+0x20]
-	sameWalk(t, damaged, 0x1000)
-	sameWalk(t, damaged, 0)
+	assert.Equal(t, 600, sameWalk(t, damaged, 0x1000))
+	assert.Equal(t, 300, sameWalk(t, damaged, 0))
 
-	// A buffer of another size part-way: the guess fails there, after the
-	// reader may have read headers beyond it at the guessed offsets.
+	// A buffer of another size at 100: its header is where the guess puts
+	// it, the next is not, and the batches stop there, having read
+	// headers beyond it at the guessed offsets.
 	mixed := append(bytes.Clone(in[:100*0x1000]), rawBuffer(0x200, 1, 1, 0, []byte("12345678"))...)
 	mixed = append(mixed, in[100*0x1000:200*0x1000]...)
-	sameWalk(t, mixed, 0)
+	assert.Equal(t, 100, sameWalk(t, mixed, 0))
 
-	// Sizes that differ from the second buffer on: the second header is
-	// where the guess puts it, none after it.
+	// Sizes that differ from the second buffer on.
 	var varied []byte
 	for i := range 50 {
 		varied = append(varied, rawBuffer(0x100+0x40*(i%3), int64(i), uint16(i%4), 0, []byte("abcdefgh"))...)
 	}
-	assert.LessOrEqual(t, sameWalk(t, varied, 0), int64(1))
-}
-
-// gatedReader holds a read at offset hold until a read at offset until has
-// been made (or a few seconds have passed).
-type gatedReader struct {
-	io.ReaderAt
-	hold, until int64
-	once        sync.Once
-	read        chan struct{}
-}
-
-func (g *gatedReader) ReadAt(p []byte, off int64) (int, error) {
-	if off == g.hold {
-		select {
-		case <-g.read:
-		case <-time.After(5 * time.Second):
-		}
-	}
-	n, err := g.ReaderAt.ReadAt(p, off)
-	if off == g.until {
-		g.once.Do(func() { close(g.read) })
-	}
-	return n, err
+	assert.Equal(t, 1, sameWalk(t, varied, 0))
 }
 
 // batchReader is a BatchReaderAt over bytes that counts its batches; fail
@@ -173,45 +137,32 @@ func (b *batchReader) ReadAtBatch(p [][]byte, off []int64, ok []bool) bool {
 	return true
 }
 
+// TestReadHeadersAheadInBatches counts the batches and what they supply:
+// 256 headers a call, reads a batch could not make left to the walk, and
+// a reader that refuses a batch left to read alone.
 func TestReadHeadersAheadInBatches(t *testing.T) {
 	var trace bytes.Buffer
 	_, err := etltest.WriteBenchmarkTrace(&trace, 4<<20, 4, etltest.BenchBufferSize(0x1000))
 	require.NoError(t, err)
 	in := trace.Bytes()
 	n := len(in) / 0x1000
-	damaged := bytes.Clone(in)
-	binary.LittleEndian.PutUint32(damaged[300*0x1000:], 0x10)
-	clear(damaged[600*0x1000 : 600*0x1000+buffer.HeaderSize])
-	damaged = damaged[:len(damaged)-0x1000+0x20]
-
 	for _, c := range []struct {
 		name    string
-		in      []byte
-		session uint32
 		fail    int
 		refuse  bool
-		served  int64
+		served  int
 		batches int
 	}{
-		// Every header but the first, which gives the stride, from
-		// batches of 256.
-		{name: "whole", in: in, served: int64(n - 1), batches: (n - 1 + 255) / 256},
-		// Reads a batch could not make are made by the walk itself.
-		{name: "some fail", in: in, fail: 3, served: servedFailingEvery(n-1, 256, 3), batches: (n - 1 + 255) / 256},
-		{name: "refused", in: in, refuse: true, served: 0, batches: 0},
-		// Damage: a BufferSize of 0x10, stepped over by the session size,
-		// an all-zero header, a tail cut inside a header.
-		{name: "damaged", in: damaged, session: 0x1000, served: -1},
-		{name: "damaged, no session size", in: damaged, served: -1},
+		{name: "whole", served: n - 1, batches: (n - 1 + 255) / 256},
+		{name: "some fail", fail: 3, served: servedFailingEvery(n-1, 256, 3), batches: (n - 1 + 255) / 256},
+		{name: "refused", refuse: true, served: 0, batches: 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			want := walkHeaders(c.in, c.session, false)
-			br := &batchReader{Reader: bytes.NewReader(c.in), fail: c.fail, refuse: c.refuse}
-			got := walkHeadersFrom(br, c.in, c.session, true)
-			if c.served >= 0 {
-				assert.Equal(t, c.served, got.served)
-				assert.Equal(t, c.batches, br.batches)
-			}
+			want := walkHeaders(in, 0, false)
+			br := &batchReader{Reader: bytes.NewReader(in), fail: c.fail, refuse: c.refuse}
+			got := walkHeadersFrom(br, in, 0, true)
+			assert.Equal(t, c.served, got.served)
+			assert.Equal(t, c.batches, br.batches)
 			got.served = want.served
 			assert.Equal(t, want, got)
 		})
@@ -221,12 +172,12 @@ func TestReadHeadersAheadInBatches(t *testing.T) {
 // servedFailingEvery is how many of n headers, read in batches of size,
 // come from the batches when every kth read of a batch fails, from the
 // first.
-func servedFailingEvery(n, size, k int) int64 {
+func servedFailingEvery(n, size, k int) int {
 	served := 0
 	for n > 0 {
 		m := min(n, size)
 		served += m - (m+k-1)/k
 		n -= m
 	}
-	return int64(served)
+	return served
 }

@@ -1,10 +1,10 @@
 package buffer
 
-// HeadersServed is how many headers the walk has taken from the reader
-// ReadHeadersAhead started, or -1 when none is running.
-func HeadersServed(w *Walker) int64 {
+// HeadersServed is how many headers the walk has taken from the batches
+// ReadHeadersAhead reads, or -1 when it reads none.
+func HeadersServed(w *Walker) int {
 	if w.ahead == nil {
 		return -1
 	}
-	return w.ahead.served.Load()
+	return w.ahead.served
 }

@@ -120,9 +120,8 @@ func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
 	scan := r.newWalker()
 	scan.HeadersOnly = true
 	loader := scan.Loader()
-	// Headers in batches, where the file can; not on a goroutine of their
-	// own, which would take the processor from the second decoding one.
-	defer scan.ReadHeadersAhead(false)()
+	// Headers in batches, where the file can.
+	scan.ReadHeadersAhead()
 	walkOver := false
 	// locate walks to the next buffer header into s, as the seq-th slot.
 	locate := func(s *readSlot, seq int64) {

@@ -18,10 +18,10 @@
 //     position, so that a stream's buffers never interleave two runs and
 //     each buffer covers a span of time no other buffer of its stream
 //     overlaps, as ProcessTrace assumes. Its cost is one read call per
-//     buffer, on the processor the merge is waiting for, so with two
-//     processors or more a second goroutine reads every other header where
-//     buffers the size of the first would put it, and the walk takes those
-//     it was about to read (buffer.Walker.ReadHeadersAhead).
+//     buffer, which the merge waits for; where the file can (Linux, with
+//     io_uring) the headers are read 256 to a call where buffers the size
+//     of the first would put them, and the walk takes those it was about
+//     to read (buffer.Walker.ReadHeadersAhead).
 //   - The header buffer of each file (its first buffer, which holds the
 //     logfile-header record) is delivered first, as ProcessTrace delivers
 //     the logfile-header event first, in the order the files were given.

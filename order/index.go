@@ -46,7 +46,7 @@ func scan(si int, src *Source) scanned {
 	var out scanned
 	w := src.NewWalker()
 	w.HeadersOnly = true
-	defer w.ReadHeadersAhead(true)()
+	w.ReadHeadersAhead()
 	byCPU := map[uint16]*stream{}
 	var hdr *stream
 	var b buffer.Buffer
