@@ -72,12 +72,17 @@ func sameWalk(t testing.TB, in []byte, session uint32) int {
 	return served
 }
 
-func TestReadHeadersAheadSameWalk(t *testing.T) {
+// uniformTrace is an etlgen trace of size bytes in buffers of 0x1000,
+// and how many buffers it has.
+func uniformTrace(t *testing.T, size int64) (in []byte, buffers int) {
 	var trace bytes.Buffer
-	_, err := etltest.WriteBenchmarkTrace(&trace, 8<<20, 4, etltest.BenchBufferSize(0x1000))
+	_, err := etltest.WriteBenchmarkTrace(&trace, size, 4, etltest.BenchBufferSize(0x1000))
 	require.NoError(t, err)
-	in := trace.Bytes()
-	n := len(in) / 0x1000
+	return trace.Bytes(), trace.Len() / 0x1000
+}
+
+func TestReadHeadersAheadSameWalk(t *testing.T) {
+	in, n := uniformTrace(t, 8<<20)
 	require.Greater(t, n, 1000)
 
 	// Every buffer as large as the first: every header after the first,
@@ -141,11 +146,7 @@ func (b *batchReader) ReadAtBatch(p [][]byte, off []int64, ok []bool) bool {
 // 256 headers a call, reads a batch could not make left to the walk, and
 // a reader that refuses a batch left to read alone.
 func TestReadHeadersAheadInBatches(t *testing.T) {
-	var trace bytes.Buffer
-	_, err := etltest.WriteBenchmarkTrace(&trace, 4<<20, 4, etltest.BenchBufferSize(0x1000))
-	require.NoError(t, err)
-	in := trace.Bytes()
-	n := len(in) / 0x1000
+	in, n := uniformTrace(t, 4<<20)
 	for _, c := range []struct {
 		name    string
 		fail    int
