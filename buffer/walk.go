@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 
 	"github.com/etlkit/etlkit/buffer/xca"
+	"github.com/etlkit/etlkit/internal/prefault"
 )
 
 // Compression names the algorithm that decompressed a buffer.
@@ -313,7 +315,14 @@ func Decompress(dst, src []byte) (Compression, error) {
 
 func grow(b []byte, n int) []byte {
 	if cap(b) < n {
-		return make([]byte, n)
+		// The buffers of a session are filled to different lengths: sized
+		// exactly, storage reused for buffer after buffer would be made
+		// again at every new largest fill, and each time its pages faulted
+		// in anew. To the next power of two, it is made a few times at most
+		// (once for the usual 64 KiB buffers) and never over twice n.
+		b = make([]byte, n, 1<<bits.Len(uint(n-1)))
+		prefault.Writable(b)
+		return b
 	}
 	return b[:n]
 }

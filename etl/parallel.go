@@ -8,6 +8,7 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/internal/prefault"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -105,6 +106,7 @@ func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
 			// slot a fuller buffer.
 			slots[i].ready = make(chan struct{}, 1)
 			slots[i].recs = make([]record.Record, maxPredecoded)
+			prefault.Slice(slots[i].recs)
 		}
 	}
 	defer r.ring.Store(slots)
