@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/internal/prefault"
 )
 
 // loc is one buffer of a stream, as the header scan found it.
@@ -55,7 +56,22 @@ func scan(si int, src *Source) scanned {
 	// numbering is ordered on its own, and the runs by file position, so
 	// that a stream never interleaves the buffers of two runs.
 	var restarts []int32 // walk positions where a run begins
-	seen := map[int64]struct{}{}
+	var seen seqSet
+	// Every buffer's loc, in walk order, and the stream it belongs to
+	// (its id: its place in made, the streams in the order met). They go
+	// into the streams' own slices, one array between them, at the end:
+	// sixteen slices grown by appending cost, on the 1 GiB benchmark trace,
+	// 300 page faults of fresh memory, serial before the merge.
+	var (
+		made []*stream
+		all  []loc
+		of   []int32
+	)
+	newStream := func(cpu uint16, header bool) *stream {
+		s := &stream{src: si, cpu: cpu, header: header, id: len(made)}
+		made = append(made, s)
+		return s
+	}
 	for {
 		start := w.Offset()
 		err := w.Next(&b)
@@ -72,6 +88,9 @@ func scan(si int, src *Source) scanned {
 			// No header was read, so the buffer belongs to no stream.
 			out.trailing = append(out.trailing, err)
 			continue
+		}
+		if all == nil {
+			all, of = presize(src.Size, b.BufferSize)
 		}
 		// A damaged header can claim anything; the walk never decompresses
 		// beyond the session maximum.
@@ -94,31 +113,33 @@ func scan(si int, src *Source) scanned {
 		var s *stream
 		switch {
 		case b.Index == 0 && src.HeaderBuffer:
-			hdr = &stream{src: si, header: true, cpu: b.ProcessorNumber()}
+			hdr = newStream(b.ProcessorNumber(), true)
 			s = hdr
 		case src.SingleStream:
 			s = byCPU[0]
 			if s == nil {
-				s = &stream{src: si, cpu: b.ProcessorNumber()}
+				s = newStream(b.ProcessorNumber(), false)
 				byCPU[0] = s
 			}
 		default:
 			cpu := b.ProcessorNumber()
 			s = byCPU[cpu]
 			if s == nil {
-				s = &stream{src: si, cpu: cpu}
+				s = newStream(cpu, false)
 				byCPU[cpu] = s
 			}
 		}
 		if !s.header && !l.bad() {
-			if _, again := seen[l.seq]; again {
+			if seen.add(l.seq) {
 				restarts = append(restarts, l.index)
-				clear(seen)
+				seen.reset()
+				seen.add(l.seq)
 			}
-			seen[l.seq] = struct{}{}
 		}
-		s.locs = append(s.locs, l)
+		all = append(all, l)
+		of = append(of, int32(s.id))
 	}
+	distribute(made, all, of)
 	out.runs = len(restarts) + 1
 	if hdr != nil {
 		out.streams = append(out.streams, hdr)
@@ -131,9 +152,44 @@ func scan(si int, src *Source) scanned {
 	out.streams = append(out.streams, data...)
 	for _, s := range out.streams {
 		sortRuns(s.locs, restarts)
-		s.locs = slices.Clip(s.locs)
 	}
 	return out
+}
+
+// presize makes the scan's lists for the buffers of a file of size bytes
+// whose first buffer is bufferSize bytes, as many as it holds when every
+// buffer is that size, with their pages mapped in. A first buffer smaller
+// than any session writes says nothing, and the lists then grow as found.
+func presize(size int64, bufferSize uint32) ([]loc, []int32) {
+	const minBuffer = 4 << 10
+	if bufferSize < minBuffer || size <= 0 {
+		return make([]loc, 0, 16), make([]int32, 0, 16)
+	}
+	n := size/int64(bufferSize) + 1
+	all, of := make([]loc, 0, n), make([]int32, 0, n)
+	prefault.Slice(all)
+	prefault.Slice(of)
+	return all, of
+}
+
+// distribute gives each stream of made its locs from all, which of says
+// the stream of, in walk order, in one array.
+func distribute(made []*stream, all []loc, of []int32) {
+	counts := make([]int, len(made))
+	for _, k := range of {
+		counts[k]++
+	}
+	locs := make([]loc, len(all))
+	prefault.Slice(locs)
+	start := 0
+	for k, s := range made {
+		s.locs = locs[start : start : start+counts[k]]
+		start += counts[k]
+	}
+	for i, l := range all {
+		s := made[of[i]]
+		s.locs = append(s.locs, l) // within the capacity set above
+	}
 }
 
 // sortRuns puts a stream's buffers, given in walk order, into flush order:

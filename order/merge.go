@@ -100,11 +100,13 @@ type stream struct {
 	active  bool // the merge takes records from cur
 	done    bool
 	records int
-	id      int
-	src     int
-	types   *[256]int // the source's count of records by header type
-	obs     Observer
-	st      *StreamStats // filled in by finish, but for the inversions
+	// id is the stream's place in Merge.streams; during the header scan,
+	// its place among the source's streams in the order met.
+	id    int
+	src   int
+	types *[256]int // the source's count of records by header type
+	obs   Observer
+	st    *StreamStats // filled in by finish, but for the inversions
 
 	header bool
 	cpu    uint16
