@@ -54,6 +54,7 @@ func (r *Reader) fileOrderParallel(opts order.Options, yield func(*record.Record
 	defer func() { r.counter = nil }()
 	r.Records()(yield)
 	r.stats.Order = c.Stats()
+	r.stats.counted(&r.stats.Order.Sources[0])
 	return true
 }
 
@@ -86,7 +87,9 @@ func (s *Stats) counted(c *order.SourceStats) {
 }
 
 // delivered counts a record of header type t; small enough to inline in
-// the per-record loops.
+// the per-record loops. In a file-order pass of EventsWith the loops count
+// in the order's Counter instead, and Stats takes its counts at the end, as
+// it takes the merge's in time order: each record is counted once.
 func (s *Stats) delivered(t header.Type) {
 	s.Records++
 	s.HeaderTypes[t]++

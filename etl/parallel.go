@@ -219,9 +219,12 @@ func (r *Reader) yieldSlot(s *readSlot, loader *buffer.Loader, clock *header.Clo
 				}
 				continue
 			}
-			r.stats.delivered(s.recs[i].HeaderType)
-			if c := r.counter; c != nil && !c.AddNext(&s.recs[i], 0) {
-				c.Add(&s.recs[i], 0)
+			if c := r.counter; c != nil {
+				if !c.AddNext(&s.recs[i], 0) {
+					c.Add(&s.recs[i], 0)
+				}
+			} else {
+				r.stats.delivered(s.recs[i].HeaderType)
 			}
 			if !yield(&s.recs[i], nil) {
 				return false

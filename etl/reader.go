@@ -112,8 +112,9 @@ type Reader struct {
 	extents []buffer.Extent // RlFs files
 	stats   Stats
 	serial  bool // Records stays on the calling goroutine
-	// counter, during a file-order pass of EventsWith, keeps the order's
-	// counts of each record delivered.
+	// counter, during a file-order pass of EventsWith, counts each record
+	// delivered for the order's Stats, and Stats takes its counts at the
+	// end (see Stats.delivered).
 	counter *order.Counter
 	// ring is the slots of the two-goroutine pass, kept between passes.
 	ring atomic.Pointer[[parallelSlots]readSlot]
@@ -368,9 +369,12 @@ func (r *Reader) yieldRecords(cur *record.Cursor, rec *record.Record, yield func
 		if !ok {
 			return true
 		}
-		r.stats.delivered(rec.HeaderType)
-		if c := r.counter; c != nil && !c.AddNext(rec, 0) {
-			c.Add(rec, 0)
+		if c := r.counter; c != nil {
+			if !c.AddNext(rec, 0) {
+				c.Add(rec, 0)
+			}
+		} else {
+			r.stats.delivered(rec.HeaderType)
 		}
 		if !yield(rec, nil) {
 			return false
