@@ -229,10 +229,7 @@ func (w *Walker) Next(b *Buffer) error {
 		end = HeaderSize
 	}
 	end = min(end, avail)
-	if pre > 0 && int64(cap(w.data)) < end {
-		// A size that fell short of the records: keep what was read.
-		w.data = append(w.data[:pre], make([]byte, end-pre)...)
-	}
+	// A size that fell short of the records: grow keeps the pre bytes.
 	b.Data = grow(w.data, int(end))
 	w.data = b.Data
 	copy(b.Data, w.hdr[:])
@@ -313,6 +310,8 @@ func Decompress(dst, src []byte) (Compression, error) {
 	return CompressionNone, fmt.Errorf("no MS-XCA algorithm gives %d bytes (plain LZ77: %v)", len(dst), first)
 }
 
+// grow returns b resliced to n bytes, in new storage when b's is too
+// small, with what b held copied over.
 func grow(b []byte, n int) []byte {
 	if cap(b) < n {
 		// The buffers of a session are filled to different lengths: sized
@@ -320,9 +319,10 @@ func grow(b []byte, n int) []byte {
 		// again at every new largest fill, and each time its pages faulted
 		// in anew. To the next power of two, it is made a few times at most
 		// (once for the usual 64 KiB buffers) and never over twice n.
-		b = make([]byte, n, 1<<bits.Len(uint(n-1)))
-		prefault.Writable(b)
-		return b
+		grown := make([]byte, n, 1<<bits.Len(uint(n-1)))
+		prefault.Writable(grown)
+		copy(grown, b)
+		return grown
 	}
 	return b[:n]
 }

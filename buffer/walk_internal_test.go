@@ -19,9 +19,12 @@ func TestGrowToPowerOfTwo(t *testing.T) {
 		require.Len(t, b, n)
 		require.Same(t, first, &b[0], "length %d: the storage is reused", n)
 	}
+	b = grow(b, 1<<16)
+	b[0], b[1<<16-1] = 7, 9
 	b = grow(b, 1<<16+1)
 	require.Equal(t, 1<<17, cap(b))
 	require.NotSame(t, first, &b[0])
+	require.Equal(t, []byte{7, 9, 0}, []byte{b[0], b[1<<16-1], b[1<<16]}, "what the storage held is kept")
 	for _, n := range []int{1, 2, 3, 4096, 4097, MaxSessionBufferSize} {
 		c := cap(grow(nil, n))
 		require.GreaterOrEqual(t, c, n)
