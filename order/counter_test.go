@@ -1,13 +1,11 @@
 package order_test
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/order"
 )
@@ -23,11 +21,18 @@ func TestCounterEqualsFileOrder(t *testing.T) {
 		buf{cpu(0, 3), []etltest.Record{ev(5, base+25), ev(6, base+50)}},
 	)
 	b := build(t, s, nil, buf{cpu(1, 1), []etltest.Record{ev(7, base+5)}})
-	var bench bytes.Buffer
-	_, err := etltest.WriteBenchmarkTrace(&bench, 1<<20, 4)
-	assert.NoError(t, err)
-	large, err := etl.NewReader(bytes.NewReader(bench.Bytes()), int64(bench.Len()))
-	assert.NoError(t, err)
+	// Long runs of one stream: twelve buffers of 150 records, the two
+	// processors' buffers alternating, each processor's time rising.
+	var runs []buf
+	for i := range 12 {
+		recs := make([]etltest.Record, 150)
+		for j := range recs {
+			tag := uint64(100 + 150*i + j)
+			recs[j] = ev(tag, base+int64(1000*(i/2)+j*2+i%2))
+		}
+		runs = append(runs, buf{cpu(uint16(i%2), int64(i+1)), recs})
+	}
+	long := build(t, s, nil, runs...)
 	for _, c := range []struct {
 		name string
 		srcs []order.Source
@@ -37,7 +42,7 @@ func TestCounterEqualsFileOrder(t *testing.T) {
 	}{
 		{"two files", []order.Source{source(a, s), source(b, s)}, 0},
 		{"one file", []order.Source{source(a, s)}, 1},
-		{"etlgen", []order.Source{large.Source()}, 1000},
+		{"long runs", []order.Source{source(long, s)}, 12 * 149},
 	} {
 		for _, next := range []bool{false, true} {
 			m := order.New(order.Options{Mode: order.FileOrder}, c.srcs...)
