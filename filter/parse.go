@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/google/uuid"
 )
 
@@ -79,7 +80,7 @@ func ParseProviderSpecWith(s string, defaults Enablement) (ProviderSpec, error) 
 	if name == "" {
 		return ProviderSpec{}, fmt.Errorf("provider %q: no provider name or GUID", s)
 	}
-	if id, ok := parseGUID(name); ok {
+	if id, err := guid.Parse(name); err == nil {
 		if id == uuid.Nil {
 			// No provider has it, and ProviderSpec reads it as "no GUID".
 			return ProviderSpec{}, fmt.Errorf("provider %q: the all-zero GUID names no provider", s)
@@ -123,16 +124,6 @@ func ParseProviderSpecWith(s string, defaults Enablement) (ProviderSpec, error) 
 		}
 	}
 	return p, nil
-}
-
-// parseGUID accepts only the dashed forms, so that a provider name made of
-// 32 hex digits stays a name.
-func parseGUID(s string) (uuid.UUID, bool) {
-	if len(s) != 36 && !(len(s) == 38 && s[0] == '{' && s[37] == '}') {
-		return uuid.Nil, false
-	}
-	id, err := uuid.Parse(s)
-	return id, err == nil
 }
 
 var fileTimeEpoch = time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,18 +28,6 @@ func numbersToRender() []uint64 {
 		xs = append(xs, rng.Uint64()>>rng.IntN(64))
 	}
 	return xs
-}
-
-func TestAppendDecimalMatchesStrconv(t *testing.T) {
-	prefix := []byte("x=")
-	for _, x := range numbersToRender() {
-		if got, want := string(AppendDecimal(prefix, x)), "x="+strconv.FormatUint(x, 10); got != want {
-			t.Fatalf("AppendDecimal(%d) = %q, want %q", x, got, want)
-		}
-		if got, want := string(appendDecimalInt(prefix, int64(x))), "x="+strconv.FormatInt(int64(x), 10); got != want {
-			t.Fatalf("appendDecimalInt(%d) = %q, want %q", int64(x), got, want)
-		}
-	}
 }
 
 func TestAppendHexMatchesFmt(t *testing.T) {

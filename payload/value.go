@@ -7,6 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/google/uuid"
 )
 
@@ -314,15 +315,7 @@ func (v Value) GUID() uuid.UUID {
 	if v.kind != KindGUID {
 		return uuid.Nil
 	}
-	return windowsGUID(v.raw)
-}
-
-// windowsGUID reads a Windows GUID (u32, u16, u16 little-endian, then 8
-// bytes in order) from the first 16 bytes of b.
-func windowsGUID(b []byte) uuid.UUID {
-	_ = b[15]
-	return uuid.UUID{b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6],
-		b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]}
+	return guid.FromWindows(v.raw)
 }
 
 // fileTimeEpochDelta is the number of seconds from 1601-01-01 to 1970-01-01.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
@@ -119,9 +120,9 @@ func (pt *ProviderTraits) readTraits(b []byte, pos int) error {
 			if len(tr.Data) < 16 {
 				return traitsErr("group trait at offset %d has %d bytes, want a 16-byte GUID", pos, len(tr.Data))
 			}
-			pt.Group, pt.HasGroup = GUID(tr.Data), true
+			pt.Group, pt.HasGroup = guid.FromWindows(tr.Data), true
 		case tr.Type == TraitDecodeGuid && len(tr.Data) >= 16:
-			pt.DecodeGuid, pt.HasDecodeGuid = GUID(tr.Data), true
+			pt.DecodeGuid, pt.HasDecodeGuid = guid.FromWindows(tr.Data), true
 		}
 		pt.Traits = append(pt.Traits, tr)
 		pos += n

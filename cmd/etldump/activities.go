@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/record/activity"
 )
@@ -33,7 +34,7 @@ func appendProviderLabel(dst []byte, id uuid.UUID, name string, ev activity.Even
 	if name != "" {
 		dst = appendNoSpace(dst, name)
 	} else {
-		dst = appendGUID(dst, id)
+		dst = guid.Append(dst, id)
 	}
 	dst = append(dst, '/')
 	return appendNoSpace(dst, ev.String())
@@ -62,7 +63,7 @@ func appendActivitiesText(dst []byte, f *activity.Forest) []byte {
 		dst = append(dst, ' ')
 		dst = appendProviderLabel(dst, a.ProviderId, a.ProviderName, a.StartEvent)
 		dst = append(dst, ' ')
-		dst = appendGUID(dst, a.Id)
+		dst = guid.Append(dst, a.Id)
 		dst = append(dst, " events="...)
 		dst = appendUint(dst, uint64(a.Events))
 		if a.Stopped {
@@ -78,7 +79,7 @@ func appendActivitiesText(dst []byte, f *activity.Forest) []byte {
 		// has it when the parent is not in the trace.
 		if a.Parent == nil && a.RelatedId != uuid.Nil {
 			dst = append(dst, " related="...)
-			dst = appendGUID(dst, a.RelatedId)
+			dst = guid.Append(dst, a.RelatedId)
 		}
 		dst = append(dst, '\n')
 		return true
@@ -93,7 +94,7 @@ func appendActivitiesText(dst []byte, f *activity.Forest) []byte {
 			dst = append(dst, ' ')
 			dst = appendProviderLabel(dst, o.ProviderId, o.ProviderName, o.Event)
 			dst = append(dst, ' ')
-			dst = appendGUID(dst, o.Id)
+			dst = guid.Append(dst, o.Id)
 			dst = append(dst, '\n')
 		}
 	}
@@ -141,7 +142,7 @@ func jsonField(dst []byte, name string) []byte {
 func jsonGUID(dst []byte, name string, id uuid.UUID) []byte {
 	dst = jsonField(dst, name)
 	dst = append(dst, '"')
-	dst = appendGUID(dst, id)
+	dst = guid.Append(dst, id)
 	return append(dst, '"')
 }
 

@@ -9,9 +9,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/google/uuid"
-
-	"github.com/etlkit/etlkit/payload"
+	"github.com/etlkit/etlkit/internal/digits"
 )
 
 // The encoders build every line with these appenders into one reused
@@ -146,33 +144,6 @@ func append2(dst []byte, v int) []byte {
 	return append(dst, byte('0'+v/10), byte('0'+v%10))
 }
 
-// appendGUID appends the lowercase dashed form without braces.
-func appendGUID(dst []byte, g uuid.UUID) []byte {
-	if g == uuid.Nil {
-		// Most ActivityIds are nil.
-		return append(dst, "00000000-0000-0000-0000-000000000000"...)
-	}
-	n := len(dst)
-	dst = slices.Grow(dst, 36)[:n+36]
-	out := dst[n : n+36]
-	// Four bytes at a time through hex8; the dashes go between the groups
-	// of 4-2-2-2-6 bytes.
-	le := binary.LittleEndian
-	le.PutUint64(out[0:], hex8(le.Uint32(g[0:])))
-	h := hex8(le.Uint32(g[4:]))
-	out[8] = '-'
-	le.PutUint32(out[9:], uint32(h))
-	out[13] = '-'
-	le.PutUint32(out[14:], uint32(h>>32))
-	h = hex8(le.Uint32(g[8:]))
-	out[18] = '-'
-	le.PutUint32(out[19:], uint32(h))
-	out[23] = '-'
-	le.PutUint32(out[24:], uint32(h>>32))
-	le.PutUint64(out[28:], hex8(le.Uint32(g[12:])))
-	return dst
-}
-
 // appendHex16 appends "0x" and exactly 16 hex digits: keywords are masks,
 // and a fixed width lines them up and keeps their bits readable.
 func appendHex16(dst []byte, v uint64) []byte {
@@ -220,7 +191,7 @@ func appendHexBytes(dst []byte, b []byte) []byte {
 }
 
 // hex8 gives the eight lowercase hex digits of the four bytes of w.
-func hex8(w uint32) uint64 { return payload.HexDigits8(w, false) }
+func hex8(w uint32) uint64 { return digits.Hex8(w, false) }
 
 // appendUint appends v in decimal. Most header numbers (version, level,
 // opcode, processor) are below 100 and skip strconv's general path.
@@ -229,7 +200,7 @@ func appendUint(dst []byte, v uint64) []byte {
 	if v < 10 {
 		return append(dst, byte('0'+v))
 	}
-	return payload.AppendDecimal(dst, v)
+	return digits.AppendDecimal(dst, v)
 }
 
 const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/etlkit/etlkit/describe"
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 )
@@ -32,7 +33,7 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 	dst = append(dst, r.HeaderType.String()...)
 	dst = append(dst, ',')
 	if hasProvider(r) {
-		dst = appendGUID(dst, r.ProviderId)
+		dst = guid.Append(dst, r.ProviderId)
 	}
 	dst = append(dst, ',')
 	dst = appendCSVString(dst, d.ProviderName)
@@ -53,11 +54,11 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 	dst = csvUint(dst, r.HasThreadProcess, uint64(r.ThreadId))
 	dst = csvUint(dst, true, uint64(r.ProcessorNumber))
 	if fs&record.FieldActivityID != 0 {
-		dst = appendGUID(dst, r.ActivityId)
+		dst = guid.Append(dst, r.ActivityId)
 	}
 	dst = append(dst, ',')
 	if id, ok := relatedActivity(r); ok {
-		dst = appendGUID(dst, id)
+		dst = guid.Append(dst, id)
 	}
 	dst = append(dst, ',')
 	dst = csvUint(dst, true, uint64(r.Flags))

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -55,11 +54,8 @@ func TestAppendJSONStringIsValidJSON(t *testing.T) {
 }
 
 func TestAppendHelpers(t *testing.T) {
-	g := uuid.MustParse("68FDD900-4A3E-11D1-84F4-0000F80464E3")
-	assert.Equal(t, "68fdd900-4a3e-11d1-84f4-0000f80464e3", string(appendGUID(nil, g)))
 	assert.Equal(t, "0x0000000000000005", string(appendHex16(nil, 5)))
 	assert.Equal(t, "0x8000000000000000", string(appendHex16(nil, 1<<63)))
-	assert.Equal(t, "00000000-0000-0000-0000-000000000000", string(appendGUID(nil, uuid.Nil)))
 	assert.Equal(t, "0x0", string(appendHexShort(nil, 0)))
 	assert.Equal(t, "0x400000", string(appendHexShort(nil, 0x400000)))
 	assert.Equal(t, "00ff10", string(appendHexBytes(nil, []byte{0, 0xff, 0x10})))
@@ -174,16 +170,6 @@ func TestTimeCacheMatchesAppendTime(t *testing.T) {
 	for _, d := range []time.Duration{0, 100, 1_234_500, 999_999_900, time.Second, time.Second + 100, 3 * time.Second, 24 * time.Hour, 24*time.Hour + 123_456_700} {
 		tm := base.Add(d)
 		assert.Equal(t, string(appendTime(nil, tm)), string(c.append([]byte("x"), tm))[1:], d)
-	}
-}
-
-func TestAppendGUIDMatchesUUIDString(t *testing.T) {
-	for _, s := range []string{
-		"00000000-0000-0000-0000-000000000000", "68fdd900-4a3e-11d1-84f4-0000f80464e3",
-		"ffffffff-ffff-ffff-ffff-ffffffffffff", "0123abcd-4567-89ef-fedc-ba9876543210",
-	} {
-		g := uuid.MustParse(s)
-		assert.Equal(t, "x"+s, string(appendGUID([]byte("x"), g)))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/etlkit/etlkit/describe"
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 )
@@ -31,7 +32,7 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 	dst = append(dst, '"')
 	if hasProvider(r) {
 		dst = append(dst, `,"ProviderId":"`...)
-		dst = appendGUID(dst, r.ProviderId)
+		dst = guid.Append(dst, r.ProviderId)
 		dst = append(dst, '"')
 	}
 	if d.ProviderName != "" || d.EventName != "" {
@@ -82,12 +83,12 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 	dst = appendUint(dst, uint64(r.ProcessorNumber))
 	if fs&record.FieldActivityID != 0 {
 		dst = append(dst, `,"ActivityId":"`...)
-		dst = appendGUID(dst, r.ActivityId)
+		dst = guid.Append(dst, r.ActivityId)
 		dst = append(dst, '"')
 	}
 	if id, ok := relatedActivity(r); ok {
 		dst = append(dst, `,"RelatedActivityId":"`...)
-		dst = appendGUID(dst, id)
+		dst = guid.Append(dst, id)
 		dst = append(dst, '"')
 	}
 	dst = append(dst, `,"Flags":`...)

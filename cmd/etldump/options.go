@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/filter"
+	"github.com/etlkit/etlkit/guid"
 )
 
 // options is the parsed command line.
@@ -115,7 +116,7 @@ func parseOptions(args []string) (*options, *parser, error) {
 				if g == nil {
 					return usagef("--disallow follows the --group it applies to: --group GUID --disallow GUID")
 				}
-				id, err := uuid.Parse(strings.TrimSpace(v))
+				id, err := guid.Parse(strings.TrimSpace(v))
 				if err != nil {
 					return fmt.Errorf("%q: want a provider GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", v)
 				}

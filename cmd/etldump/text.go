@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/etlkit/etlkit/describe"
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
@@ -97,7 +98,7 @@ func appendEventLabel(dst []byte, r *record.Record, d *describe.Description) []b
 	case d.ProviderName != "":
 		dst = appendNoSpace(dst, d.ProviderName)
 	case hasProvider(r):
-		dst = appendGUID(dst, r.ProviderId)
+		dst = guid.Append(dst, r.ProviderId)
 	case r.HeaderType == header.TypeMessage && r.Message.HasComponentID():
 		dst = append(dst, "ComponentId("...)
 		dst = appendUint(dst, uint64(r.Message.ComponentId))

@@ -4,6 +4,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/etlkit/etlkit/describe"
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
 )
@@ -36,7 +37,7 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 	}
 	if hasProvider(r) {
 		dst = append(dst, " Guid=\"{"...)
-		dst = appendGUID(dst, r.ProviderId)
+		dst = guid.Append(dst, r.ProviderId)
 		dst = append(dst, '}', '"')
 	}
 	dst = append(dst, " />\n\t\t<EventID>"...)
@@ -59,12 +60,12 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 		dst = append(dst, "\t\t<Correlation"...)
 		if fs&record.FieldActivityID != 0 {
 			dst = append(dst, " ActivityID=\"{"...)
-			dst = appendGUID(dst, r.ActivityId)
+			dst = guid.Append(dst, r.ActivityId)
 			dst = append(dst, "}\""...)
 		}
 		if hasRel {
 			dst = append(dst, " RelatedActivityID=\"{"...)
-			dst = appendGUID(dst, rel)
+			dst = guid.Append(dst, rel)
 			dst = append(dst, "}\""...)
 		}
 		dst = append(dst, " />\n"...)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/schema"
 )
@@ -255,7 +256,7 @@ func (p *parser) provider(n *node) (*Provider, error) {
 		return nil, p.errorf(n, "<provider> has no name")
 	}
 	pr.name = out.Name
-	id, err := uuid.Parse(strings.TrimSpace(n.attr("guid")))
+	id, err := guid.Parse(strings.TrimSpace(n.attr("guid")))
 	if err != nil {
 		return nil, p.errorf(n, "provider %s: guid %q is not a GUID", out.Name, n.attr("guid"))
 	}

@@ -50,6 +50,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/google/uuid"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -473,7 +474,7 @@ func (sc *columnScratch) guidViews(guids []uuid.UUID) []parquet.ByteArray {
 		if i == 0 || g != prev {
 			k := &sc.known[(binary.LittleEndian.Uint64(g[:8])^binary.LittleEndian.Uint64(g[8:]))%uint64(len(sc.known))]
 			if !k.set || k.guid != g {
-				appendGUID(k.text[:0], g)
+				guid.Append(k.text[:0], g)
 				k.guid, k.set = g, true
 			}
 			n := len(text)
@@ -593,31 +594,4 @@ func fileTimeToUnixNano(ft int64) (int64, bool) {
 		return 0, false
 	}
 	return t * 100, true
-}
-
-// hexPairs holds the two lower-case hex digits of every byte value.
-var hexPairs = func() (t [256][2]byte) {
-	const digits = "0123456789abcdef"
-	for i := range t {
-		t[i] = [2]byte{digits[i>>4], digits[i&0xf]}
-	}
-	return t
-}()
-
-// appendGUID appends g in its usual form, 8-4-4-4-12 lower-case hex.
-func appendGUID(dst []byte, g uuid.UUID) []byte {
-	n := len(dst)
-	dst = slices.Grow(dst, 36)[:n+36]
-	out := dst[n : n+36 : n+36]
-	j := 0
-	for i, b := range g {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			out[j] = '-'
-			j++
-		}
-		p := &hexPairs[b]
-		out[j], out[j+1] = p[0], p[1]
-		j += 2
-	}
-	return dst
 }

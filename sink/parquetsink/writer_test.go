@@ -311,10 +311,3 @@ func TestWriterErrorIsReported(t *testing.T) {
 	}
 	assert.ErrorIs(t, w.Write(&record.Record{}, &Decoded{}), ErrClosed)
 }
-
-func TestAppendGUID(t *testing.T) {
-	for _, s := range []string{"00000000-0000-0000-0000-000000000000", "68fdd900-4a3e-11d1-84f4-0000f80464e3", "ffffffff-ffff-ffff-ffff-ffffffffffff"} {
-		g := mustGUID(t, s)
-		assert.Equal(t, "x"+s, string(appendGUID([]byte("x"), g)))
-	}
-}
