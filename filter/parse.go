@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/etlkit/etlkit/guid"
+	"github.com/etlkit/etlkit/header"
 	"github.com/google/uuid"
 )
 
@@ -126,7 +127,8 @@ func ParseProviderSpecWith(s string, defaults Enablement) (ProviderSpec, error) 
 	return p, nil
 }
 
-var fileTimeEpoch = time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)
+// fileTimeEpoch is FILETIME 0.
+var fileTimeEpoch = header.FileTimeToTime(0)
 
 // ParseTimeBound reads an absolute instant in RFC 3339 (converted to UTC),
 // or an offset from the trace start: a non-negative decimal number with one

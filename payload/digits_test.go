@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/etlkit/etlkit/header"
 )
 
 // numbersToRender are the edges of every digit count and width, and a
@@ -157,7 +159,7 @@ func TestTimeTextMatchesFormat(t *testing.T) {
 		fts = append(fts, rng.Uint64()>>rng.IntN(8))
 	}
 	for _, ft := range fts {
-		tm := FileTimeToTime(ft)
+		tm := header.UnsignedFileTimeToTime(ft)
 		if got, want := string(appendTimeText([]byte("x"), tm)), "x"+tm.Format(timeLayout); got != want {
 			t.Fatalf("FILETIME %d: %q, want %q", ft, got, want)
 		}

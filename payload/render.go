@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/etlkit/etlkit/guid"
+	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/digits"
 )
 
@@ -319,7 +320,7 @@ func (v *Value) appendFormatted(dst []byte, in InType, out OutType, inJSON bool)
 		switch {
 		case width == 64 && out.isDateTime():
 			dst = quote(dst)
-			dst = appendTimeText(dst, FileTimeToTime(v.num))
+			dst = appendTimeText(dst, header.UnsignedFileTimeToTime(v.num))
 			return quote(dst)
 		case in == InUInt32 && out == OutIPv4:
 			dst = quote(dst)
@@ -725,7 +726,7 @@ func appendSockaddr(dst, b []byte) ([]byte, bool) {
 
 func (v Value) appendTime(dst []byte) []byte {
 	if v.flags&flagSysTime == 0 {
-		return appendTimeText(dst, FileTimeToTime(v.num))
+		return appendTimeText(dst, header.UnsignedFileTimeToTime(v.num))
 	}
 	return AppendSystemTime(dst, systemTime(v.raw))
 }

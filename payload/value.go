@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/etlkit/etlkit/guid"
+	"github.com/etlkit/etlkit/header"
 	"github.com/google/uuid"
 )
 
@@ -318,14 +319,6 @@ func (v Value) GUID() uuid.UUID {
 	return guid.FromWindows(v.raw)
 }
 
-// fileTimeEpochDelta is the number of seconds from 1601-01-01 to 1970-01-01.
-const fileTimeEpochDelta = 11644473600
-
-// FileTimeToTime converts a FILETIME (100 ns units since 1601-01-01 UTC).
-func FileTimeToTime(ft uint64) time.Time {
-	return time.Unix(int64(ft/1e7)-fileTimeEpochDelta, int64(ft%1e7)*100).UTC()
-}
-
 // Time is the value of a KindTime in UTC, or of an integer field whose
 // OutType marks it a FILETIME. It is the zero time.Time for other kinds,
 // for a SYSTEMTIME whose fields are out of range and for one that holds a
@@ -339,7 +332,7 @@ func (v Value) Time() time.Time {
 		st := systemTime(v.raw)
 		return time.Date(int(st[0]), time.Month(st[1]), int(st[3]), int(st[4]), int(st[5]), int(st[6]), int(st[7])*1e6, time.UTC)
 	case v.kind == KindTime, v.isFileTimeInt():
-		return FileTimeToTime(v.num)
+		return header.UnsignedFileTimeToTime(v.num)
 	}
 	return time.Time{}
 }

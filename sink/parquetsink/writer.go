@@ -41,7 +41,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -51,6 +50,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/guid"
+	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -569,9 +569,6 @@ func (w *Writer) firstError() error {
 	return w.err
 }
 
-// fileTimeUnixEpoch is 1970-01-01 as a FILETIME, in 100 ns units from 1601.
-const fileTimeUnixEpoch = 116444736000000000
-
 // unixNano is the record's UTC time in nanoseconds since 1970, or false
 // when it has no clock or the time is outside what int64 nanoseconds hold;
 // RawTimeStamp still has it then.
@@ -580,18 +577,5 @@ func unixNano(r *record.Record) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return fileTimeToUnixNano(ft)
-}
-
-// fileTimeToUnixNano converts a FILETIME to nanoseconds since 1970, when
-// it falls in the years 1677 to 2262 that int64 nanoseconds hold.
-func fileTimeToUnixNano(ft int64) (int64, bool) {
-	if ft < math.MinInt64+fileTimeUnixEpoch {
-		return 0, false
-	}
-	t := ft - fileTimeUnixEpoch
-	if t > math.MaxInt64/100 || t < math.MinInt64/100 {
-		return 0, false
-	}
-	return t * 100, true
+	return header.FileTimeToUnixNano(ft)
 }
