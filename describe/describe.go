@@ -20,10 +20,10 @@ import (
 
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/record/tracelogging"
 	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/dotnet"
 	"github.com/etlkit/etlkit/schema/kernel"
+	"github.com/etlkit/etlkit/schema/tracelogging"
 )
 
 // Description is what a Describer says of one record. Its Fields are valid

@@ -16,7 +16,7 @@ import (
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/record/tracelogging"
+	"github.com/etlkit/etlkit/schema/tracelogging"
 )
 
 // sampleFiles lists every trace in the samples folder, wrapped ones

@@ -10,7 +10,6 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/guid"
-	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
 // TraitType is ETW_PROVIDER_TRAIT_TYPE.
@@ -233,17 +232,4 @@ func (c *TraitsCache) ProviderName(r *Record) string {
 		return ""
 	}
 	return pt.Name
-}
-
-// TraceLoggingSchema returns the parsed schema of the record's
-// EVENT_SCHEMA_TL item through the cache; ok is false when the record is
-// not a TraceLogging event. Decode its payload with
-// s.Decode(r.UserData, r.PointerSize(), dst).
-func (r *Record) TraceLoggingSchema(c *tracelogging.Cache) (s *tracelogging.Schema, ok bool, err error) {
-	it, ok := r.Extended(ExtEventSchemaTL)
-	if !ok {
-		return nil, false, nil
-	}
-	s, err = c.Schema(it.Data)
-	return s, true, err
 }

@@ -8,13 +8,14 @@ import (
 	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/record/activity"
+	"github.com/etlkit/etlkit/schema/tracelogging"
 )
 
 // activities is --activities: the records that pass the filters, in the
 // chosen order, go through an activity tracker, and the tree it builds is
 // printed once the input ends.
 func (d *dumper) activities() {
-	var tr activity.Tracker
+	tr := activity.Tracker{EventName: tracelogging.NewCache(0, 0).EventName}
 	d.each(func(r *record.Record) bool {
 		tr.Add(r)
 		return true

@@ -6,7 +6,6 @@ import (
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/record/tracelogging"
 	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/kernel"
 )
@@ -152,7 +151,7 @@ func appendThreadProcess(dst []byte, has bool, pid, tid uint32) []byte {
 // appendField appends name=value. A string with a space, a quote or an
 // equals sign, or an empty one, is quoted as a JSON string, so that the
 // pairs still split apart unambiguously.
-func (e *textEncoder) appendField(dst []byte, v *tracelogging.Value) []byte {
+func (e *textEncoder) appendField(dst []byte, v *payload.Value) []byte {
 	dst = appendNoSpace(dst, v.Name())
 	dst = append(dst, '=')
 	if v.Kind() != payload.KindString {

@@ -4,8 +4,8 @@
 // renders as every other event's does.
 //
 // The metadata encoding is the one documented in Microsoft's
-// TraceLoggingDynamic.h. The package does not import package record, so that
-// record can build on it.
+// TraceLoggingDynamic.h. Cache.SchemaOf finds and parses a record's schema;
+// package describe uses it beside the other schema sources.
 package tracelogging
 
 import (
@@ -15,33 +15,6 @@ import (
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/payload"
 )
-
-// The model of a decoded event is package payload's; these names keep the
-// package's own API readable.
-type (
-	Schema      = payload.Schema
-	Field       = payload.Field
-	Value       = payload.Value
-	Kind        = payload.Kind
-	DecodeError = payload.DecodeError
-)
-
-// Limits on what ParseSchema accepts: the model's.
-const (
-	MaxDepth  = payload.MaxDepth
-	MaxFields = payload.MaxFields
-)
-
-// Errors wrapped by decoding, besides buffer.ErrMalformed and
-// buffer.ErrTruncated: the model's.
-var (
-	ErrTrailingData  = payload.ErrTrailingData
-	ErrTooManyValues = payload.ErrTooManyValues
-)
-
-// IsTrailing reports whether err only says that the payload had bytes after
-// its last field, so the values decoded with it are complete.
-func IsTrailing(err error) bool { return payload.IsTrailing(err) }
 
 // Wire in-types of the metadata encoding (TlgIn*). They are TDH's numbers,
 // except that 14 (Binary) carries a u16 byte count in the payload, and 24
@@ -169,7 +142,7 @@ func malformed(format string, args ...any) error {
 // ParseSchema parses an EVENT_SCHEMA_TL blob. Bytes after the blob's own
 // Size (the extended item's alignment padding) are ignored. The result owns
 // its memory and does not refer to b.
-func ParseSchema(b []byte) (*Schema, error) {
+func ParseSchema(b []byte) (*payload.Schema, error) {
 	if len(b) < 2 {
 		return nil, malformed("%d bytes, want at least 2", len(b))
 	}
@@ -186,7 +159,7 @@ func ParseSchema(b []byte) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	var fields []Field
+	var fields []payload.Field
 	for p.pos < len(p.b) {
 		f, err := p.field(0)
 		if err != nil {
@@ -201,13 +174,6 @@ func ParseSchema(b []byte) (*Schema, error) {
 	s.Tags = tags
 	return s, nil
 }
-
-// NewSchema builds a schema from fields described in code; see
-// payload.NewSchema.
-func NewSchema(name string, fields []Field) (*Schema, error) { return payload.NewSchema(name, fields) }
-
-// MustSchema is NewSchema for fields known to be valid; it panics otherwise.
-func MustSchema(name string, fields []Field) *Schema { return payload.MustSchema(name, fields) }
 
 type parser struct {
 	b      []byte
@@ -265,12 +231,12 @@ func (p *parser) tags(what string) (uint32, error) {
 	}
 }
 
-func (p *parser) field(depth int) (Field, error) {
-	var f Field
+func (p *parser) field(depth int) (payload.Field, error) {
+	var f payload.Field
 	start := p.pos
 	p.fields++
-	if p.fields > MaxFields {
-		return f, malformed("more than %d fields", MaxFields)
+	if p.fields > payload.MaxFields {
+		return f, malformed("more than %d fields", payload.MaxFields)
 	}
 	var err error
 	if f.Name, err = p.cstr("field name"); err != nil {
@@ -343,11 +309,11 @@ func (p *parser) field(depth int) (Field, error) {
 	if f.Arity == payload.Custom {
 		return f, malformed("struct field %q at offset %d has a custom serializer", f.Name, start)
 	}
-	if depth+1 >= MaxDepth {
-		return f, malformed("structs nested deeper than %d at field %q", MaxDepth, f.Name)
+	if depth+1 >= payload.MaxDepth {
+		return f, malformed("structs nested deeper than %d at field %q", payload.MaxDepth, f.Name)
 	}
 	n := int(out & outTypeMask)
-	f.Members = make([]Field, 0, n)
+	f.Members = make([]payload.Field, 0, n)
 	for i := 0; i < n; i++ {
 		if p.pos >= len(p.b) {
 			return f, malformed("struct field %q at offset %d has %d members, metadata ends after %d", f.Name, start, n, i)

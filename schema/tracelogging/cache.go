@@ -3,6 +3,8 @@ package tracelogging
 import (
 	"encoding/binary"
 	"sync"
+
+	"github.com/etlkit/etlkit/payload"
 )
 
 // Default bounds of a Cache made with NewCache(0, 0).
@@ -31,7 +33,7 @@ type Cache struct {
 }
 
 type cacheEntry struct {
-	s   *Schema
+	s   *payload.Schema
 	err error
 }
 
@@ -49,7 +51,7 @@ func NewCache(maxEntries, maxBytes int) *Cache {
 
 // Schema returns the parsed schema of an EVENT_SCHEMA_TL blob, parsing it
 // on first sight. A hit does not allocate.
-func (c *Cache) Schema(b []byte) (*Schema, error) {
+func (c *Cache) Schema(b []byte) (*payload.Schema, error) {
 	// The key is the blob up to its own size: items are padded to 8 bytes
 	// and the padding is not part of the schema.
 	if len(b) >= 2 {

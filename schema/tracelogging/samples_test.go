@@ -18,7 +18,7 @@ import (
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
-	tl "github.com/etlkit/etlkit/record/tracelogging"
+	tl "github.com/etlkit/etlkit/schema/tracelogging"
 )
 
 // tlEvent is a decoded TraceLogging record, kept past the iteration.
@@ -30,7 +30,7 @@ type tlEvent struct {
 	dataLen   int
 	channel   uint8
 	opcode    uint8
-	vals      []tl.Value
+	vals      []payload.Value
 	decodeErr error
 }
 
@@ -70,7 +70,7 @@ func readTL(t *testing.T, name string) (events []tlEvent, eventHeaders int) {
 	return events, eventHeaders
 }
 
-func field(t *testing.T, ev tlEvent, name string) tl.Value {
+func field(t *testing.T, ev tlEvent, name string) payload.Value {
 	t.Helper()
 	v, ok := payload.Lookup(ev.vals, name)
 	require.True(t, ok, "event %s has no field %s", ev.name, name)

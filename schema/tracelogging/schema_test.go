@@ -9,7 +9,7 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/payload"
-	tl "github.com/etlkit/etlkit/record/tracelogging"
+	tl "github.com/etlkit/etlkit/schema/tracelogging"
 )
 
 // The metadata of the one event in SelfDescribingSingleEvent.etl, as the
@@ -33,8 +33,8 @@ func TestParseSchemaSelfDescribing(t *testing.T) {
 	assert.Equal(t, payload.InStruct, a.InType)
 	assert.Equal(t, payload.Scalar, a.Arity)
 	require.Len(t, a.Members, 2)
-	assert.Equal(t, tl.Field{Name: "b", InType: payload.InUnicodeString}, described(a.Members[0]))
-	assert.Equal(t, tl.Field{Name: "c", InType: payload.InUnicodeString}, described(a.Members[1]))
+	assert.Equal(t, payload.Field{Name: "b", InType: payload.InUnicodeString}, described(a.Members[0]))
+	assert.Equal(t, payload.Field{Name: "c", InType: payload.InUnicodeString}, described(a.Members[1]))
 	assert.Equal(t, 3, s.NumFields())
 
 	vals, err := s.Decode(cat(u16z("Hello"), u16z("World!")), 8, nil)
@@ -106,7 +106,7 @@ func TestParseSchemaFieldForms(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Forms", s.Name)
 	assert.Equal(t, uint32(5<<21|1<<14), s.Tags)
-	want := []tl.Field{
+	want := []payload.Field{
 		{Name: "scalar", InType: payload.InInt32},
 		{Name: "hex", InType: payload.InUInt32, OutType: payload.OutHexInt32},
 		{Name: "fixed", InType: payload.InUInt16, Arity: payload.FixedCount, Count: 3},
@@ -115,7 +115,7 @@ func TestParseSchemaFieldForms(t *testing.T) {
 		{Name: "custom", InType: payload.InBinary, Arity: payload.Custom, CustomSchema: custom},
 		{Name: "tagged", InType: payload.InUInt32, OutType: payload.OutHexInt32, Arity: payload.CountPrefixed, Tags: 1 << 21},
 	}
-	got := make([]tl.Field, len(s.Fields))
+	got := make([]payload.Field, len(s.Fields))
 	for i := range s.Fields {
 		got[i] = described(s.Fields[i])
 	}
@@ -151,7 +151,7 @@ func TestParseSchemaNestedStructs(t *testing.T) {
 	assert.Equal(t, 9, s.NumFields())
 }
 
-func names(fs []tl.Field) []string {
+func names(fs []payload.Field) []string {
 	var out []string
 	for _, f := range fs {
 		out = append(out, f.Name)
@@ -161,12 +161,12 @@ func names(fs []tl.Field) []string {
 
 func TestParseSchemaHostile(t *testing.T) {
 	deep := []fs{}
-	for i := 0; i < tl.MaxDepth+1; i++ {
+	for i := 0; i < payload.MaxDepth+1; i++ {
 		deep = append(deep, st("s", 1))
 	}
 	deep = append(deep, f("leaf", 4))
 	many := []fs{}
-	for i := 0; i <= tl.MaxFields; i++ {
+	for i := 0; i <= payload.MaxFields; i++ {
 		many = append(many, f("", 4))
 	}
 	fiveTags := fo("x", 4, 0)
@@ -218,30 +218,6 @@ func fixSize(b []byte) []byte {
 	return b
 }
 
-func TestNewSchema(t *testing.T) {
-	s, err := tl.NewSchema("X", []tl.Field{
-		{Name: "a", InType: payload.InUInt32},
-		{Name: "s", InType: payload.InStruct, Members: []tl.Field{{Name: "b", InType: payload.InAnsiString}}},
-	})
-	require.NoError(t, err)
-	assert.Equal(t, 3, s.NumFields())
-	vals, err := s.Decode(cat(le32(7), []byte("hi\x00")), 8, nil)
-	require.NoError(t, err)
-	assert.Equal(t, "a=7 s={\"b\":\"hi\"}", string(payload.AppendTextFields(nil, vals, " ")))
-
-	for _, bad := range [][]tl.Field{
-		{{Name: "n", InType: payload.InNull}},
-		{{Name: "n", InType: 40}},
-		{{Name: "n", InType: payload.InUInt8, Arity: 0x10}},
-		{{Name: "n", InType: payload.InUInt8, Members: []tl.Field{{Name: "m", InType: payload.InUInt8}}}},
-		{{Name: "n", InType: payload.InStruct, Arity: payload.Custom}},
-	} {
-		_, err := tl.NewSchema("X", bad)
-		assert.ErrorIs(t, err, buffer.ErrMalformed, "%+v", bad)
-	}
-	assert.Panics(t, func() { tl.MustSchema("X", []tl.Field{{InType: payload.InNull}}) })
-}
-
 func TestTypeNames(t *testing.T) {
 	assert.Equal(t, "CountedBinary", payload.InCountedBinary.String())
 	assert.Equal(t, "InType(30)", payload.InType(30).String())
@@ -256,6 +232,6 @@ func TestTypeNames(t *testing.T) {
 
 // described is the part of a field its source describes, without what
 // payload.NewSchema works out from it.
-func described(f tl.Field) tl.Field {
+func described(f payload.Field) payload.Field {
 	return f.Description()
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/payload"
-	tl "github.com/etlkit/etlkit/record/tracelogging"
+	tl "github.com/etlkit/etlkit/schema/tracelogging"
 )
 
 type scalarCase struct {
@@ -355,7 +355,7 @@ func TestDecodeMismatch(t *testing.T) {
 			vals, err := s.Decode(c.payload, 8, nil)
 			require.Error(t, err)
 			assert.Empty(t, vals)
-			var de *tl.DecodeError
+			var de *payload.DecodeError
 			require.True(t, errors.As(err, &de), "%T %v", err, err)
 			assert.Equal(t, c.field, de.Field)
 			assert.Equal(t, c.offset, de.Offset)
@@ -365,8 +365,8 @@ func TestDecodeMismatch(t *testing.T) {
 	}
 
 	vals, err = s.Decode(append(good, 0xCC, 0xDD), 8, nil)
-	assert.True(t, tl.IsTrailing(err))
-	var de *tl.DecodeError
+	assert.True(t, payload.IsTrailing(err))
+	var de *payload.DecodeError
 	require.True(t, errors.As(err, &de))
 	assert.Equal(t, len(good), de.Offset)
 	assert.Contains(t, err.Error(), "2 bytes left")
@@ -379,7 +379,7 @@ func TestDecodeBoundsValues(t *testing.T) {
 	s, err := tl.ParseSchema(meta("E", nil, fs{name: "a", in: 24 | 0x40, out: 0}))
 	require.NoError(t, err)
 	_, err = s.Decode(le16(0xFFFF), 8, nil)
-	assert.ErrorIs(t, err, tl.ErrTooManyValues)
+	assert.ErrorIs(t, err, payload.ErrTooManyValues)
 
 	// Nested fixed arrays of empty structs: 65535³ values in theory.
 	inner := fs{name: "b", in: 24 | 0x20, out: 1, count: 0xFFFF}
@@ -388,7 +388,7 @@ func TestDecodeBoundsValues(t *testing.T) {
 	s, err = tl.ParseSchema(meta("E", nil, outer, inner, leaf))
 	require.NoError(t, err)
 	_, err = s.Decode(nil, 8, nil)
-	assert.ErrorIs(t, err, tl.ErrTooManyValues)
+	assert.ErrorIs(t, err, payload.ErrTooManyValues)
 
 	// A big but honest array is fine.
 	s, err = tl.ParseSchema(meta("E", nil, f("a", 4|0x40)))
@@ -424,7 +424,7 @@ func TestDecodeReusesDst(t *testing.T) {
 	assert.Equal(t, 0.0, allocs)
 
 	// A slice too small for the children is grown once.
-	small := make([]tl.Value, 0, 1)
+	small := make([]payload.Value, 0, 1)
 	vals, err = s.Decode(p1, 8, small)
 	require.NoError(t, err)
 	assert.Equal(t, `{"s":"one","items":[{"k":1,"c":"x"},{"k":2,"c":"y"}]}`, string(payload.AppendJSONObject(nil, vals)))

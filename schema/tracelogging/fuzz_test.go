@@ -8,7 +8,7 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/payload"
-	tl "github.com/etlkit/etlkit/record/tracelogging"
+	tl "github.com/etlkit/etlkit/schema/tracelogging"
 )
 
 func fuzzSeeds() [][2][]byte {
@@ -45,7 +45,7 @@ func FuzzSchema(f *testing.F) {
 			}
 			return
 		}
-		if s.NumFields() > tl.MaxFields {
+		if s.NumFields() > payload.MaxFields {
 			t.Fatalf("%d fields", s.NumFields())
 		}
 		// The schema must not alias the input.
@@ -75,10 +75,10 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-func checkDecode(t *testing.T, s *tl.Schema, p []byte) {
+func checkDecode(t *testing.T, s *payload.Schema, p []byte) {
 	vals, err := s.Decode(p, 8, nil)
-	if err != nil && !tl.IsTrailing(err) {
-		var de *tl.DecodeError
+	if err != nil && !payload.IsTrailing(err) {
+		var de *payload.DecodeError
 		if !errors.As(err, &de) {
 			t.Fatalf("error is %T, not a *DecodeError: %v", err, err)
 		}
@@ -114,7 +114,7 @@ func checkDecode(t *testing.T, s *tl.Schema, p []byte) {
 		t.Fatalf("text differs on reuse")
 	}
 	// A 4-byte pointer size reads the same payload consistently too.
-	if v4, err := s.Decode(p, 4, nil); err == nil || tl.IsTrailing(err) {
+	if v4, err := s.Decode(p, 4, nil); err == nil || payload.IsTrailing(err) {
 		if !json.Valid(payload.AppendJSONObject(nil, v4)) {
 			t.Fatal("invalid JSON with 4-byte pointers")
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/payload"
-	tl "github.com/etlkit/etlkit/record/tracelogging"
+	tl "github.com/etlkit/etlkit/schema/tracelogging"
 )
 
 func TestCacheHitsByBytes(t *testing.T) {
@@ -97,7 +97,7 @@ func benchEvent() ([]byte, []byte) {
 func BenchmarkDecode(b *testing.B) {
 	m, p := benchEvent()
 	c := tl.NewCache(0, 0)
-	var vals []tl.Value
+	var vals []payload.Value
 	b.ReportAllocs()
 	b.SetBytes(int64(len(p)))
 	for b.Loop() {
@@ -115,7 +115,7 @@ func BenchmarkDecode(b *testing.B) {
 func BenchmarkDecodeAndRenderJSON(b *testing.B) {
 	m, p := benchEvent()
 	c := tl.NewCache(0, 0)
-	var vals []tl.Value
+	var vals []payload.Value
 	var out []byte
 	b.ReportAllocs()
 	b.SetBytes(int64(len(p)))
