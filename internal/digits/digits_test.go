@@ -6,21 +6,26 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
-// numbers are the edges of every digit count, and a spread between them.
+// numbers are the edges of every digit count (9…9, 10…0, 10…01), and
+// random values of every bit length.
 func numbers() []uint64 {
-	xs := []uint64{0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10000, math.MaxUint32, math.MaxInt64, 1 << 63, math.MaxUint64}
-	for p := uint64(10); p <= 1e19; p *= 10 {
-		xs = append(xs, p-1, p, p+1)
-		if p > math.MaxUint64/10 {
-			break
+	xs := []uint64{0, math.MaxUint32, math.MaxInt64, 1 << 63, math.MaxUint64}
+	for n := 1; n <= 20; n++ {
+		for _, s := range []string{strings.Repeat("9", n), "1" + strings.Repeat("0", n-1), "1" + strings.Repeat("0", max(n-2, 0)) + "1"} {
+			if x, err := strconv.ParseUint(s, 10, 64); err == nil {
+				xs = append(xs, x)
+			}
 		}
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 2000 {
-		xs = append(xs, rng.Uint64()>>rng.IntN(64))
+	rng := rand.New(rand.NewPCG(3, 4))
+	for bits := range 64 {
+		for range 30 {
+			xs = append(xs, rng.Uint64()>>bits)
+		}
 	}
 	return xs
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/etltest"
-	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	tl "github.com/etlkit/etlkit/schema/tracelogging"
@@ -17,14 +16,9 @@ import (
 // decodeEvent encodes e as a record and decodes it back.
 func decodeEvent(t *testing.T, e *etltest.Event) *record.Record {
 	t.Helper()
-	b, err := e.AppendRecord(nil)
+	r, err := etltest.Decode(e, nil)
 	require.NoError(t, err)
-	p, end, err := header.ParsePrefix(b)
-	require.NoError(t, err)
-	require.False(t, end)
-	var r record.Record
-	require.NoError(t, record.Decode(&r, b, p, 0, &record.Context{}))
-	return &r
+	return r
 }
 
 func TestSchemaOfRecord(t *testing.T) {
