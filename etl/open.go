@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/etlkit/etlkit/internal/rawfile"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zip"
 	"github.com/klauspost/compress/zstd"
@@ -78,16 +79,6 @@ func (f *File) Close() error {
 	return first
 }
 
-// batchEntries is how many reads a file makes in one system call where it
-// reads in batches (buffer.BatchReaderAt; Linux, with io_uring).
-const batchEntries = 256
-
-// readerAtCloser is a plain trace file as the Reader reads it.
-type readerAtCloser interface {
-	io.ReaderAt
-	Close() error
-}
-
 // Open opens the trace at path. Inputs wrapped in gzip, zstd, bzip2, xz or
 // zip (the first .etl member, or the only member) are detected by their
 // magic bytes and unwrapped.
@@ -144,7 +135,7 @@ func (f *File) openFile(fh *os.File, size int64) (*File, error) {
 	f.Wrapper = DetectWrapper(head[:n])
 	var ra io.ReaderAt = fh
 	if f.Wrapper == WrapperNone {
-		raw := newRawFile(fh)
+		raw := rawfile.New(fh)
 		ra = raw
 		if len(f.closers) > 0 {
 			f.closers[0] = raw.Close

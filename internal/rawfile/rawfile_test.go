@@ -1,4 +1,4 @@
-package etl
+package rawfile
 
 import (
 	"bytes"
@@ -56,7 +56,7 @@ func TestRawFileReadsInBatches(t *testing.T) {
 		t.Skip("no batched reads here (io_uring is Linux-only and may be refused)")
 	}
 
-	const reads = 3*batchEntries + 17
+	const reads = 3*BatchEntries + 17
 	p := make([][]byte, reads)
 	off := make([]int64, reads)
 	for i := range p {
@@ -98,7 +98,7 @@ func TestRawFileReadsInBatches(t *testing.T) {
 
 // randomFile writes size random bytes to a file and opens it twice: as the
 // Reader reads a file, and as a plain os.File to compare with.
-func randomFile(t *testing.T, rng *rand.Rand, size int) (data []byte, raw readerAtCloser, ref *os.File) {
+func randomFile(t *testing.T, rng *rand.Rand, size int) (data []byte, raw File, ref *os.File) {
 	data = make([]byte, size)
 	rng.Read(data)
 	path := filepath.Join(t.TempDir(), "plain.bin")
@@ -108,5 +108,5 @@ func randomFile(t *testing.T, rng *rand.Rand, size int) (data []byte, raw reader
 	ref, err = os.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { ref.Close() })
-	return data, newRawFile(fh), ref
+	return data, New(fh), ref
 }

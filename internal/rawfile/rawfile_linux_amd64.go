@@ -1,3 +1,3 @@
-package etl
+package rawfile
 
 const sysPreadv2 = 327

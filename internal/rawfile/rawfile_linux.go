@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package etl
+package rawfile
 
 import (
 	"io"
@@ -44,7 +44,7 @@ func (f *rawFile) BatchReads() bool {
 func (f *rawFile) setUpRing() bool {
 	if f.ring == nil && !f.ringOff && !f.closed.Load() {
 		var err error
-		if f.ring, err = newRing(batchEntries); err != nil {
+		if f.ring, err = newRing(BatchEntries); err != nil {
 			f.ringOff = true
 		}
 	}
@@ -52,7 +52,7 @@ func (f *rawFile) setUpRing() bool {
 }
 
 // ReadAtBatch reads len(p[i]) bytes at off[i] into p[i] for every i, with
-// one system call per batchEntries reads, and sets ok[i] when p[i] was
+// one system call per BatchEntries reads, and sets ok[i] when p[i] was
 // filled; the caller reads the others with ReadAt, which reports their
 // errors. false: nothing was read, as without a ring.
 func (f *rawFile) ReadAtBatch(p [][]byte, off []int64, ok []bool) bool {
@@ -91,7 +91,8 @@ func anyRead(p [][]byte, ok []bool) bool {
 // rwfNoWait is RWF_NOWAIT from linux/fs.h.
 const rwfNoWait = 0x8
 
-func newRawFile(f *os.File) readerAtCloser {
+// New wraps f, which New takes over: Close closes it.
+func New(f *os.File) File {
 	r := &rawFile{File: f, fd: f.Fd()}
 	r.noWait.Store(true)
 	return r
