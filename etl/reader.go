@@ -17,10 +17,10 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"sync/atomic"
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/internal/fileorder"
 	"github.com/etlkit/etlkit/order"
 	"github.com/etlkit/etlkit/record"
 )
@@ -111,13 +111,9 @@ type Reader struct {
 	hdr     Header
 	extents []buffer.Extent // RlFs files
 	stats   Stats
-	serial  bool // Records stays on the calling goroutine
-	// counter, during a file-order pass of EventsWith, counts each record
-	// delivered for the order's Stats, and Stats takes its counts at the
-	// end (see Stats.delivered).
-	counter *order.Counter
-	// ring is the slots of the two-goroutine pass, kept between passes.
-	ring atomic.Pointer[[parallelSlots]readSlot]
+	// ring is the slots of the two-goroutine file-order pass, kept between
+	// passes.
+	ring fileorder.Ring
 }
 
 // NewReader reads the logfile header of the trace held in ra (size bytes).
@@ -261,47 +257,27 @@ func (r *Reader) newWalker() *buffer.Walker {
 func (r *Reader) Buffers() iter.Seq2[*buffer.Buffer, error] {
 	return func(yield func(*buffer.Buffer, error) bool) {
 		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
-		w := r.newWalker()
-		var b buffer.Buffer
-		for {
-			ok, err := r.nextBuffer(w, &b)
-			if !ok {
-				return
-			}
-			if err != nil {
-				if !yield(nil, err) {
-					return
-				}
-				continue
-			}
-			if !yield(&b, nil) {
-				return
-			}
-		}
+		r.pass(nil).Buffers(yield)
 	}
 }
 
-// nextBuffer reads one buffer and keeps the counts. It returns false at the end.
-func (r *Reader) nextBuffer(w *buffer.Walker, b *buffer.Buffer) (bool, error) {
-	start := w.Offset()
-	err := w.Next(b)
-	if err == io.EOF {
-		r.stats.ZeroTail = w.ZeroTail
-		return false, nil
+// pass is a file-order pass that keeps the reader's Stats; with c set, c
+// counts the records delivered instead.
+func (r *Reader) pass(c *order.Counter) *fileorder.Pass {
+	return &fileorder.Pass{
+		NewWalker:   r.newWalker,
+		Clock:       &r.hdr.Clock,
+		Observer:    statsObserver{&r.stats},
+		Counter:     c,
+		Records:     &r.stats.Records,
+		HeaderTypes: &r.stats.HeaderTypes,
 	}
-	// A buffer the walk could not read is counted once, as skipped.
-	r.stats.scanned(w.Span(start), err)
-	if err != nil {
-		return true, err
-	}
-	r.stats.loaded(b, nil)
-	return true, nil
 }
 
-// SetParallel chooses whether Records may decode on a second goroutine. It
-// does by default when GOMAXPROCS allows and the file holds more than a few
-// buffers; the records, errors and Stats are the same either way.
-func (r *Reader) SetParallel(on bool) { r.serial = !on }
+// useParallel decides whether Records runs on two goroutines.
+var useParallel = func(r *Reader) bool {
+	return r.extents == nil && fileorder.Worthwhile(r.size, r.hdr.BufferSize)
+}
 
 // Records iterates every record in file order: buffer by buffer, and
 // inside a buffer as written. The logfile-header record comes first. The
@@ -313,8 +289,9 @@ func (r *Reader) SetParallel(on bool) { r.serial = !on }
 // Errors) reports the cut.
 //
 // It is the leanest pass. On a large file a second goroutine reads and
-// decodes buffers ahead of the loop (see SetParallel); memory stays bounded
-// by a few buffers either way.
+// decodes buffers ahead of the loop; memory stays bounded by a few buffers
+// either way. EventsWith(order.Options{Mode: order.FileOrder, ReadAhead: -1})
+// reads on the calling goroutine only.
 //
 // EventsWith in order.FileOrder mode gives the same records and Stats and
 // also keeps the order's counts (backward steps, ties): it runs this loop
@@ -322,62 +299,16 @@ func (r *Reader) SetParallel(on bool) { r.serial = !on }
 // and package order's own file-order loop otherwise.
 func (r *Reader) Records() iter.Seq2[*record.Record, error] {
 	return func(yield func(*record.Record, error) bool) {
-		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
-		if !r.serial && useParallel(r) {
-			r.recordsParallel(yield)
-			return
-		}
-		r.records(yield)
+		r.records(useParallel(r), yield)
 	}
 }
 
-// records is Records on the calling goroutine.
-func (r *Reader) records(yield func(*record.Record, error) bool) {
-	var (
-		cur record.Cursor
-		rec record.Record
-	)
-	for b, err := range r.Buffers() {
-		if err != nil {
-			if !yield(nil, err) {
-				return
-			}
-			continue
-		}
-		cur.Reset(b, &r.hdr.Clock)
-		if !r.yieldRecords(&cur, &rec, yield) {
-			return
-		}
+// records is Records on two goroutines or on one.
+func (r *Reader) records(parallel bool, yield func(*record.Record, error) bool) {
+	r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+	if parallel {
+		r.pass(nil).Parallel(&r.ring, yield)
+		return
 	}
-}
-
-// yieldRecords hands out what is left of the cursor's buffer, decoding each
-// record into rec, and counts it. It reports false when the loop body
-// stopped the iteration.
-func (r *Reader) yieldRecords(cur *record.Cursor, rec *record.Record, yield func(*record.Record, error) bool) bool {
-	for {
-		ok, err := cur.Next(rec)
-		if err != nil {
-			r.stats.decoded(nil, err, ok)
-			if !yield(nil, err) {
-				return false
-			}
-			if ok {
-				continue
-			}
-		}
-		if !ok {
-			return true
-		}
-		if c := r.counter; c != nil {
-			if !c.AddNext(rec, 0) {
-				c.Add(rec, 0)
-			}
-		} else {
-			r.stats.delivered(rec.HeaderType)
-		}
-		if !yield(rec, nil) {
-			return false
-		}
-	}
+	r.pass(nil).Serial(yield)
 }

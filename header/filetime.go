@@ -19,7 +19,7 @@ const FileTimeEpochDelta = 116444736000000000
 // such.
 func FileTimeToTime(ft int64) time.Time {
 	if ft >= 0 {
-		return UnsignedFileTimeToTime(uint64(ft))
+		return time.Unix(unixSeconds(uint64(ft))).UTC()
 	}
 	// Split before scaling so that no value overflows int64 nanoseconds;
 	// time.Unix brings the negative remainder into range.
@@ -30,9 +30,14 @@ func FileTimeToTime(ft int64) time.Time {
 // holds it, an unsigned 64-bit count: values from 2^63 on lie after the
 // year 30000 rather than before 1601.
 func UnsignedFileTimeToTime(ft uint64) time.Time {
-	// Unsigned division by a constant is a multiply and a shift, with no
-	// sign correction.
-	return time.Unix(int64(ft/10_000_000)-FileTimeEpochDelta/10_000_000, int64(ft%10_000_000)*100).UTC()
+	return time.Unix(unixSeconds(ft)).UTC()
+}
+
+// unixSeconds splits a FILETIME into seconds and nanoseconds since 1970.
+// Unsigned division by a constant is a multiply and a shift, with no sign
+// correction.
+func unixSeconds(ft uint64) (sec, nsec int64) {
+	return int64(ft/10_000_000) - FileTimeEpochDelta/10_000_000, int64(ft%10_000_000) * 100
 }
 
 // TimeToFileTime converts a time to a FILETIME, truncating below 100 ns.

@@ -1,4 +1,4 @@
-package etl
+package fileorder
 
 import (
 	"io"
@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/etlkit/etlkit/buffer"
-	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/prefault"
 	"github.com/etlkit/etlkit/record"
 )
@@ -31,17 +30,17 @@ const (
 )
 
 const (
-	// parallelSlots is the ring's length: enough buffers ahead that the
+	// Slots is the ring's length: enough buffers ahead that the
 	// second goroutine stays clear of the front, few enough that the
 	// decoded records stay in cache.
-	parallelSlots = 8
-	// maxPredecoded bounds the records decoded ahead in one slot; the
+	Slots = 8
+	// MaxPredecoded bounds the records decoded ahead in one slot; the
 	// iterating side decodes the rest of a larger buffer itself. Memory
 	// stays in proportion to the ring whatever the buffer holds, and a
 	// 64 KiB buffer of ~500 records is shared between the two sides, whose
 	// arrays then stay small enough for the cache: on the 1 GiB benchmark
 	// trace 128–256 took ~15% less CPU than 1024, 48–96 more.
-	maxPredecoded = 256
+	MaxPredecoded = 256
 	// minParallelBuffers: below this many session buffers in the file, the
 	// goroutine costs more than it saves.
 	minParallelBuffers = 16
@@ -69,7 +68,7 @@ type readSlot struct {
 	recs    []record.Record
 	steps   int         // calls of Cursor.Next made; step i decoded recs[i] unless it failed
 	failed  []stepError // the steps that gave an error, in order
-	more    bool        // the cursor stopped at maxPredecoded with records left
+	more    bool        // the cursor stopped at MaxPredecoded with records left
 }
 
 // stepError is a call of Cursor.Next that gave an error. Errors are rare, so
@@ -81,35 +80,40 @@ type stepError struct {
 	ok   bool // Next's first result: the record was skipped, the buffer goes on
 }
 
-// useParallel decides whether Records runs on two goroutines.
-var useParallel = func(r *Reader) bool {
-	if runtime.GOMAXPROCS(0) < 2 || r.extents != nil {
+// Worthwhile reports whether a file of size bytes in buffers of
+// bufferSize bytes is better read by Parallel than by Serial.
+func Worthwhile(size int64, bufferSize uint32) bool {
+	if runtime.GOMAXPROCS(0) < 2 || bufferSize > maxParallelBufferSize {
 		return false
 	}
-	if r.hdr.BufferSize > maxParallelBufferSize {
-		return false
-	}
-	bufSize := int64(max(r.hdr.BufferSize, 4096))
-	return r.size/bufSize >= minParallelBuffers
+	bufSize := int64(max(bufferSize, 4096))
+	return size/bufSize >= minParallelBuffers
 }
 
-// recordsParallel is Records on two goroutines (see the comment above).
-func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
-	// The ring, with the record arrays grown in it, is kept for the next
-	// pass, so that a pass allocates only its goroutine and channels.
-	slots := r.ring.Swap(nil)
+// Ring holds the slots of the two-goroutine pass, with the record arrays
+// grown in them, from one pass to the next, so that a pass allocates only
+// its goroutine and channels. The zero Ring is ready to use; a Ring serves
+// one pass at a time.
+type Ring struct {
+	slots atomic.Pointer[[Slots]readSlot]
+}
+
+// Parallel delivers the records on the calling goroutine and a second one
+// (see the comment above), with ring's slots.
+func (p *Pass) Parallel(ring *Ring, yield func(*record.Record, error) bool) {
+	slots := ring.slots.Swap(nil)
 	if slots == nil {
-		slots = new([parallelSlots]readSlot)
+		slots = new([Slots]readSlot)
 		for i := range slots {
 			// Arrays at their full size from the start: grown on demand,
 			// they would allocate in whichever later pass first gives a
 			// slot a fuller buffer.
 			slots[i].ready = make(chan struct{}, 1)
-			slots[i].recs = make([]record.Record, maxPredecoded)
+			slots[i].recs = make([]record.Record, MaxPredecoded)
 			prefault.Slice(slots[i].recs)
 		}
 	}
-	defer r.ring.Store(slots)
+	defer ring.slots.Store(slots)
 	for i := range slots {
 		// A pass stopped early may leave a token for a slot it never took.
 		select {
@@ -119,7 +123,7 @@ func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
 	}
 	wake := make(chan struct{}, 1)
 	stop := make(chan struct{})
-	scan := r.newWalker()
+	scan := p.NewWalker()
 	scan.HeadersOnly = true
 	loader := scan.Loader()
 	// Headers in batches, where the file can.
@@ -154,7 +158,7 @@ func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
 	done.Add(1)
 	go func() {
 		defer done.Done()
-		r.decodeAhead(slots, ahead, wake, stop)
+		p.decodeAhead(slots, ahead, wake, stop)
 	}()
 	defer func() {
 		close(stop)
@@ -162,21 +166,20 @@ func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
 	}()
 	wake <- struct{}{}
 
-	clock := &r.hdr.Clock
 	var (
 		cur record.Cursor
 		rec record.Record
 	)
 	for seq := int64(0); ; seq++ {
-		s := &slots[seq%parallelSlots]
+		s := &slots[seq%Slots]
 		if s.end {
-			r.stats.ZeroTail = s.zeroTail
+			p.Observer.Ended(s.zeroTail)
 			return
 		}
-		if !r.yieldSlot(s, loader, clock, &cur, &rec, yield) {
+		if !p.yieldSlot(s, loader, &cur, &rec, yield) {
 			return
 		}
-		locate(s, seq+parallelSlots)
+		locate(s, seq+Slots)
 		if s.state.Load() == slotPending {
 			select {
 			case wake <- struct{}{}:
@@ -189,22 +192,22 @@ func (r *Reader) recordsParallel(yield func(*record.Record, error) bool) {
 // yieldSlot hands out the records of one slot, decoding them itself unless
 // the second goroutine has claimed the slot. It reports false when the
 // loop body stopped the iteration.
-func (r *Reader) yieldSlot(s *readSlot, loader *buffer.Loader, clock *header.Clock, cur *record.Cursor, rec *record.Record, yield func(*record.Record, error) bool) bool {
-	r.stats.scanned(s.span, s.err)
+func (p *Pass) yieldSlot(s *readSlot, loader *buffer.Loader, cur *record.Cursor, rec *record.Record, yield func(*record.Record, error) bool) bool {
+	p.Observer.Scanned(&s.b, s.span, s.err)
 	if s.err != nil {
 		return yield(nil, s.err)
 	}
 	if s.state.CompareAndSwap(slotPending, slotIterator) {
 		err := loader.LoadLocated(&s.b)
-		r.stats.loaded(&s.b, err)
+		p.Observer.Loaded(&s.b, err)
 		if err != nil {
 			return yield(nil, err)
 		}
-		cur.Reset(&s.b, clock)
+		cur.Reset(&s.b, p.Clock)
 	} else {
 		<-s.ready
 		s.state.Store(slotIterator)
-		r.stats.loaded(&s.b, s.loadErr)
+		p.Observer.Loaded(&s.b, s.loadErr)
 		if s.loadErr != nil {
 			return yield(nil, s.loadErr)
 		}
@@ -213,19 +216,13 @@ func (r *Reader) yieldSlot(s *readSlot, loader *buffer.Loader, clock *header.Clo
 			if len(failed) > 0 && failed[0].step == i {
 				f := failed[0]
 				failed = failed[1:]
-				r.stats.decoded(nil, f.err, f.ok)
+				p.Observer.RecordError(f.err, f.ok)
 				if !yield(nil, f.err) {
 					return false
 				}
 				continue
 			}
-			if c := r.counter; c != nil {
-				if !c.AddNext(&s.recs[i], 0) {
-					c.Add(&s.recs[i], 0)
-				}
-			} else {
-				r.stats.delivered(s.recs[i].HeaderType)
-			}
+			p.delivered(&s.recs[i])
 			if !yield(&s.recs[i], nil) {
 				return false
 			}
@@ -235,12 +232,12 @@ func (r *Reader) yieldSlot(s *readSlot, loader *buffer.Loader, clock *header.Clo
 		}
 		*cur = s.cur
 	}
-	return r.yieldRecords(cur, rec, yield)
+	return p.yieldRecords(cur, rec, yield)
 }
 
 // decodeAhead is the second goroutine: it claims the newest pending slot,
 // reads and decodes it, and sleeps when there is none until woken.
-func (r *Reader) decodeAhead(slots *[parallelSlots]readSlot, loader *buffer.Loader, wake, stop <-chan struct{}) {
+func (p *Pass) decodeAhead(slots *[Slots]readSlot, loader *buffer.Loader, wake, stop <-chan struct{}) {
 	for {
 		select {
 		case <-stop:
@@ -255,7 +252,7 @@ func (r *Reader) decodeAhead(slots *[parallelSlots]readSlot, loader *buffer.Load
 			if !s.state.CompareAndSwap(slotPending, slotDecoding) {
 				continue
 			}
-			r.decodeSlot(s, loader)
+			p.decodeSlot(s, loader)
 			s.ready <- struct{}{}
 			select {
 			case <-stop:
@@ -267,14 +264,14 @@ func (r *Reader) decodeAhead(slots *[parallelSlots]readSlot, loader *buffer.Load
 }
 
 // decodeSlot reads and decodes a claimed slot.
-func (r *Reader) decodeSlot(s *readSlot, loader *buffer.Loader) {
+func (p *Pass) decodeSlot(s *readSlot, loader *buffer.Loader) {
 	s.steps, s.failed, s.more = 0, s.failed[:0], false
 	if s.loadErr = loader.LoadLocated(&s.b); s.loadErr == nil {
-		r.predecode(s)
+		p.predecode(s)
 	}
 }
 
-func newestPending(slots *[parallelSlots]readSlot) *readSlot {
+func newestPending(slots *[Slots]readSlot) *readSlot {
 	var newest *readSlot
 	var seq int64 = -1
 	for i := range slots {
@@ -290,10 +287,10 @@ func newestPending(slots *[parallelSlots]readSlot) *readSlot {
 }
 
 // predecode runs the cursor over the slot's buffer into its record array.
-func (r *Reader) predecode(s *readSlot) {
-	s.cur.Reset(&s.b, &r.hdr.Clock)
+func (p *Pass) predecode(s *readSlot) {
+	s.cur.Reset(&s.b, p.Clock)
 	for {
-		if s.steps == maxPredecoded {
+		if s.steps == MaxPredecoded {
 			s.more = true
 			return
 		}
