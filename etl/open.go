@@ -30,14 +30,37 @@ const (
 	WrapperZip   Wrapper = "zip"
 )
 
-// SpillThreshold is how much of an unwrapped trace is kept in memory; a
-// larger one is written to a temporary file so that memory stays bounded.
-var SpillThreshold int64 = 32 << 20
+// Options tune how a trace is opened. The zero value, or a nil *Options,
+// gives the defaults.
+type Options struct {
+	// SpillThreshold is how much of a trace that has to be unwrapped
+	// (gzip, zstd, bzip2, xz, zip) or read from a stream is kept in
+	// memory; a larger one is written to a temporary file, which Close
+	// removes, so that memory stays bounded. 0 means
+	// DefaultSpillThreshold for a file and DefaultStreamSpillThreshold
+	// for a stream; a negative value keeps nothing in memory.
+	SpillThreshold int64
+}
 
-// StreamSpillThreshold is SpillThreshold for a trace read from a stream
-// (OpenReader): a pass in file order needs a few buffers of it at a time,
-// so only a small trace is kept whole in memory.
-var StreamSpillThreshold int64 = 4 << 20
+const (
+	// DefaultSpillThreshold is the SpillThreshold of a wrapped file.
+	DefaultSpillThreshold = 32 << 20
+	// DefaultStreamSpillThreshold is the SpillThreshold of a stream
+	// (OpenStream): a pass in file order needs a few buffers of it at a
+	// time, so only a small trace is kept whole in memory.
+	DefaultStreamSpillThreshold = 4 << 20
+)
+
+// spillThreshold is what opts gives, with def for 0.
+func (opts *Options) spillThreshold(def int64) int64 {
+	switch {
+	case opts == nil || opts.SpillThreshold == 0:
+		return def
+	case opts.SpillThreshold < 0:
+		return 0
+	}
+	return opts.SpillThreshold
+}
 
 // DetectWrapper names the container whose magic bytes start head.
 func DetectWrapper(head []byte) Wrapper {
@@ -63,7 +86,7 @@ type File struct {
 	Name    string
 	Wrapper Wrapper
 	closers []func() error
-	// inMemory, when set, bounds what spill keeps in memory.
+	// inMemory bounds what spill keeps in memory.
 	inMemory int64
 }
 
@@ -82,12 +105,15 @@ func (f *File) Close() error {
 // Open opens the trace at path. Inputs wrapped in gzip, zstd, bzip2, xz or
 // zip (the first .etl member, or the only member) are detected by their
 // magic bytes and unwrapped.
-func Open(path string) (*File, error) {
+func Open(path string) (*File, error) { return OpenWith(path, nil) }
+
+// OpenWith is Open with options; nil gives the defaults.
+func OpenWith(path string, opts *Options) (*File, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Name: path, closers: []func() error{fh.Close}}
+	f := &File{Name: path, closers: []func() error{fh.Close}, inMemory: opts.spillThreshold(DefaultSpillThreshold)}
 	st, err := fh.Stat()
 	if err != nil {
 		f.Close()
@@ -96,16 +122,16 @@ func Open(path string) (*File, error) {
 	return f.openFile(fh, st.Size())
 }
 
-// OpenReader reads a trace from a stream, such as standard input, plain or
-// wrapped as Open accepts; name is the File's Name. A regular file (a
-// redirected standard input) is read in place. Otherwise the trace is
-// unwrapped as it streams in and kept in memory up to
-// StreamSpillThreshold, in a temporary file beyond, since the time order
-// reads the buffers of each processor out of file order. A zip
+// OpenStream reads a trace from a stream, such as standard input, plain or
+// wrapped as Open accepts; name is the File's Name, and opts may be nil. A
+// regular file (a redirected standard input) is read in place. Otherwise
+// the trace is unwrapped as it streams in and kept in memory up to the
+// SpillThreshold of a stream, in a temporary file beyond, since the time
+// order reads the buffers of each processor out of file order. A zip
 // archive, whose directory is at its end, always goes to a temporary file.
 // Close removes the temporary file; it does not close r.
-func OpenReader(r io.Reader, name string) (*File, error) {
-	f := &File{Name: name}
+func OpenStream(r io.Reader, name string, opts *Options) (*File, error) {
+	f := &File{Name: name, inMemory: opts.spillThreshold(DefaultSpillThreshold)}
 	if fh, ok := r.(*os.File); ok {
 		if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() {
 			if off, err := fh.Seek(0, io.SeekCurrent); err == nil && off == 0 {
@@ -113,7 +139,7 @@ func OpenReader(r io.Reader, name string) (*File, error) {
 			}
 		}
 	}
-	f.inMemory = min(StreamSpillThreshold, SpillThreshold)
+	f.inMemory = opts.spillThreshold(DefaultStreamSpillThreshold)
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(8)
 	f.Wrapper = DetectWrapper(head)
@@ -253,13 +279,10 @@ func pickZipMember(files []*zip.File) *zip.File {
 	return first
 }
 
-// spill reads src into memory up to SpillThreshold (StreamSpillThreshold
-// for a stream), and into a temporary file beyond it.
+// spill reads src into memory up to the SpillThreshold, and into a
+// temporary file beyond it.
 func (f *File) spill(src io.Reader) (io.ReaderAt, int64, error) {
-	limit := SpillThreshold
-	if f.inMemory > 0 {
-		limit = f.inMemory
-	}
+	limit := f.inMemory
 	// The memory grows with what arrives, never past the threshold.
 	var mem []byte
 	for int64(len(mem)) <= limit {

@@ -138,7 +138,7 @@ func (d *dumper) open() {
 			err = errors.New("standard input is given more than once")
 		default:
 			readStdin = true
-			f, err = etl.OpenReader(stdin, name)
+			f, err = etl.OpenStream(stdin, name, nil)
 		}
 		if err != nil {
 			fmt.Fprintln(d.stderr, fileMessage(name, err))

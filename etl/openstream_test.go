@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -67,10 +68,10 @@ type zipMember struct {
 
 func (z zipMember) Close() error { return z.zw.Close() }
 
-// TestOpenReaderStreams reads a trace from a stream, plain and in every
+// TestOpenStreamStreams reads a trace from a stream, plain and in every
 // wrapper, in memory and spilled to a temporary file, and finds the records
 // of the file in both orders; Close removes the temporary file.
-func TestOpenReaderStreams(t *testing.T) {
+func TestOpenStreamStreams(t *testing.T) {
 	const path = "../testdata/etl/kernel64.etl"
 	plain, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -84,12 +85,11 @@ func TestOpenReaderStreams(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/spill=%v", w, spill), func(t *testing.T) {
 				dir := t.TempDir()
 				t.Setenv("TMPDIR", dir)
+				var opts *etl.Options
 				if spill {
-					old := etl.StreamSpillThreshold
-					etl.StreamSpillThreshold = 4096
-					defer func() { etl.StreamSpillThreshold = old }()
+					opts = &etl.Options{SpillThreshold: 4096}
 				}
-				f, err := etl.OpenReader(stream{bytes.NewReader(data)}, "-")
+				f, err := etl.OpenStream(stream{bytes.NewReader(data)}, "-", opts)
 				require.NoError(t, err)
 				assert.Equal(t, "-", f.Name)
 				assert.Equal(t, w, f.Wrapper)
@@ -115,32 +115,29 @@ func TestOpenReaderStreams(t *testing.T) {
 	}
 }
 
-// TestOpenReaderSample: the bzip2 sample read as a stream is the plain one.
-func TestOpenReaderSample(t *testing.T) {
+// TestOpenStreamSample: the bzip2 sample read as a stream is the plain one.
+func TestOpenStreamSample(t *testing.T) {
 	plain, err := etl.Open(samples.Path(t, "win11-waasmedic.etl"))
 	require.NoError(t, err)
 	defer plain.Close()
 	data, err := os.ReadFile(samples.Path(t, "win11-waasmedic.etl.bz2"))
 	require.NoError(t, err)
-	f, err := etl.OpenReader(stream{bytes.NewReader(data)}, "-")
+	f, err := etl.OpenStream(stream{bytes.NewReader(data)}, "-", nil)
 	require.NoError(t, err)
 	defer f.Close()
 	assert.Equal(t, etl.WrapperBzip2, f.Wrapper)
 	assert.Equal(t, digest(t, plain), digest(t, f))
 }
 
-// TestOpenReaderRegularFile: a regular file given as the stream (standard
+// TestOpenStreamRegularFile: a regular file given as the stream (standard
 // input redirected from a file) is read in place and left open.
-func TestOpenReaderRegularFile(t *testing.T) {
+func TestOpenStreamRegularFile(t *testing.T) {
 	fh, err := os.Open("../testdata/etl/kernel64.etl")
 	require.NoError(t, err)
 	defer fh.Close()
 	dir := t.TempDir()
 	t.Setenv("TMPDIR", dir)
-	old := etl.SpillThreshold
-	etl.SpillThreshold = 0
-	defer func() { etl.SpillThreshold = old }()
-	f, err := etl.OpenReader(fh, "-")
+	f, err := etl.OpenStream(fh, "-", &etl.Options{SpillThreshold: -1})
 	require.NoError(t, err)
 	ref, err := etl.Open("../testdata/etl/kernel64.etl")
 	require.NoError(t, err)
@@ -153,12 +150,49 @@ func TestOpenReaderRegularFile(t *testing.T) {
 	assert.NoError(t, err, "the caller's file stays open")
 }
 
-// TestOpenReaderNotETL: a stream that is no trace gives ErrNotETL, and a
+// TestOpenStreamNotETL: a stream that is no trace gives ErrNotETL, and a
 // broken wrapper names it.
-func TestOpenReaderNotETL(t *testing.T) {
-	_, err := etl.OpenReader(stream{bytes.NewReader([]byte("hello, world"))}, "-")
+func TestOpenStreamNotETL(t *testing.T) {
+	_, err := etl.OpenStream(stream{bytes.NewReader([]byte("hello, world"))}, "-", nil)
 	assert.ErrorIs(t, err, etl.ErrNotETL)
-	_, err = etl.OpenReader(stream{bytes.NewReader([]byte{0x1f, 0x8b, 8, 0, 0, 0})}, "-")
+	_, err = etl.OpenStream(stream{bytes.NewReader([]byte{0x1f, 0x8b, 8, 0, 0, 0})}, "-", nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "unwrapping gzip")
+}
+
+// TestOpenWithSpillThreshold: a wrapped file over the threshold is
+// unwrapped into a temporary file, which Close removes; under it, into
+// memory.
+func TestOpenWithSpillThreshold(t *testing.T) {
+	plain, err := os.ReadFile("../testdata/etl/kernel64.etl")
+	require.NoError(t, err)
+	ref, err := etl.Open("../testdata/etl/kernel64.etl")
+	require.NoError(t, err)
+	defer ref.Close()
+	want := digest(t, ref)
+	for w, data := range wrapped(t, plain) {
+		if w == etl.WrapperZip || w == etl.WrapperNone {
+			// A plain file is read in place; a zip member is unwrapped as
+			// any other stream, which TestOpenStreamStreams covers.
+			continue
+		}
+		path := filepath.Join(t.TempDir(), "trace")
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		for _, c := range []struct {
+			opts  *etl.Options
+			files int
+		}{{nil, 0}, {&etl.Options{SpillThreshold: int64(len(plain))}, 0}, {&etl.Options{SpillThreshold: 4096}, 1}, {&etl.Options{SpillThreshold: -1}, 1}} {
+			dir := t.TempDir()
+			t.Setenv("TMPDIR", dir)
+			f, err := etl.OpenWith(path, c.opts)
+			require.NoError(t, err)
+			assert.Equal(t, w, f.Wrapper)
+			assert.Equal(t, want, digest(t, f), "%s %+v", w, c.opts)
+			left, _ := os.ReadDir(dir)
+			assert.Len(t, left, c.files, "%s %+v: temporary files while open", w, c.opts)
+			require.NoError(t, f.Close())
+			left, _ = os.ReadDir(dir)
+			assert.Empty(t, left, "%s %+v: temporary files after Close", w, c.opts)
+		}
+	}
 }
