@@ -96,6 +96,32 @@ func (s *Stats) Damaged() bool {
 	return s.ErrorCount > 0 || s.Truncated
 }
 
+// add sums o's counts into s; ZeroTail and Truncated are set when either
+// had them. Order is left alone.
+func (s *Stats) add(o *Stats) {
+	s.Buffers += o.Buffers
+	s.BuffersSkipped += o.BuffersSkipped
+	s.CompressedBuffers += o.CompressedBuffers
+	for i := range s.Compression {
+		s.Compression[i] += o.Compression[i]
+	}
+	s.Records += o.Records
+	s.RecordsSkipped += o.RecordsSkipped
+	s.BuffersCut += o.BuffersCut
+	s.Bytes += o.Bytes
+	for i := range s.HeaderTypes {
+		s.HeaderTypes[i] += o.HeaderTypes[i]
+	}
+	s.EventsLostBuffers += o.EventsLostBuffers
+	s.BufferLostBuffers += o.BufferLostBuffers
+	s.EventsLost += o.EventsLost
+	s.BuffersLost += o.BuffersLost
+	s.Truncated = s.Truncated || o.Truncated
+	s.ZeroTail = s.ZeroTail || o.ZeroTail
+	s.Errors = append(s.Errors, o.Errors[:min(len(o.Errors), MaxErrors-len(s.Errors))]...)
+	s.ErrorCount += o.ErrorCount
+}
+
 func (s *Stats) addError(err error) {
 	s.ErrorCount++
 	var fe *FormatError

@@ -153,7 +153,7 @@ func (d *dumper) report(t *tally) *statsReport {
 	rep := &statsReport{Records: t.records, HeaderTypes: map[string]int{},
 		Providers: []providerReport{}, Events: []eventReport{}, Errors: []errorReport{}}
 	if d.set != nil {
-		ost := d.set.Stats()
+		ost := d.set.Stats().Order
 		rep.Order = d.opts.order
 		rep.Inversions, rep.BackwardSteps, rep.Late = ost.Inversions, ost.BackwardSteps, ost.Late
 	}
