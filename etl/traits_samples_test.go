@@ -1,4 +1,4 @@
-package record_test
+package etl_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package record_test
+package etl_test
 
 import (
 	"bytes"
@@ -15,10 +15,13 @@ import (
 	"github.com/etlkit/etlkit/record"
 )
 
-// readAll builds a trace of recs on CPU 0 and reads it back, in file order
+// The record fields a session decides how to read, read through the
+// reader as a trace holds them.
+
+// readBothOrders builds a trace of recs on CPU 0 and reads it back, in file order
 // (Records) and in time order (Events), which decode through different
 // paths: the record as both give it must be the same.
-func readAll(t *testing.T, s etltest.Session, recs ...etltest.Record) []*record.Record {
+func readBothOrders(t *testing.T, s etltest.Session, recs ...etltest.Record) []*record.Record {
 	t.Helper()
 	data, _, err := etltest.Build(s, func(b *etltest.Builder) error {
 		b.CPU(0).Add(recs...)
@@ -69,7 +72,7 @@ func TestClassVersionKeepsSixteenBits(t *testing.T) {
 		class uint16
 		desc  uint8
 	}{{0x0102, 0x02}, {0xFFFF, 0xFF}, {0x1234, 0x34}, {0x0803, 0x03}, {0x0803, 0x03}, {0x4005, 0x05}, {0x7802, 0x02}, {2, 2}, {7, 7}, {0, 0}}
-	got := readAll(t, etltest.DefaultSession(), recs...)
+	got := readBothOrders(t, etltest.DefaultSession(), recs...)
 	for i, r := range got {
 		assert.Equal(t, want[i].class, r.ClassVersion, "%v record %d: ClassVersion", r.HeaderType, i)
 		assert.Equal(t, want[i].desc, r.EventDescriptor.Version, "%v record %d: descriptor Version", r.HeaderType, i)
@@ -95,7 +98,7 @@ func TestPrivateSessionProcessorTime(t *testing.T) {
 		s := etltest.DefaultSession()
 		s.LogFileMode |= mode
 		private := mode != 0
-		got := readAll(t, s, recs...)
+		got := readBothOrders(t, s, recs...)
 		for i, r := range got[:3] {
 			assert.Equal(t, private, r.HasProcessorTime, "mode %#x, %v: HasProcessorTime", mode, r.HeaderType)
 			assert.Equal(t, !private, r.HasCPUTime, "mode %#x, %v: HasCPUTime", mode, r.HeaderType)
