@@ -15,6 +15,7 @@ import (
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/sink/textsink"
 )
 
 var (
@@ -104,16 +105,17 @@ func BenchmarkEncode(b *testing.B) {
 		}
 		descs[i].Fields = append([]payload.Value(nil), descs[i].Fields...)
 	}
-	for _, c := range []struct {
-		name string
-		enc  encoder
-	}{{"text", &textEncoder{}}, {"jsonl", &jsonlEncoder{}}, {"csv", &csvEncoder{}}, {"xml", &xmlEncoder{}}} {
-		b.Run(c.name, func(b *testing.B) {
+	for _, format := range textsink.Formats() {
+		enc, err := textsink.NewEncoder(textsink.Options{Format: format})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(string(format), func(b *testing.B) {
 			var line []byte
 			n, size := 0, 0
 			for b.Loop() {
 				i := n % len(recs)
-				line = c.enc.record(line[:0], recs[i], &descs[i])
+				line = enc.Append(line[:0], recs[i], &descs[i])
 				size += len(line)
 				n++
 			}
@@ -174,17 +176,18 @@ func BenchmarkSampleRecords(b *testing.B) {
 	if len(recs) != 179474 {
 		b.Fatalf("%d records, want 179474", len(recs))
 	}
-	for _, c := range []struct {
-		name string
-		enc  encoder
-	}{{"jsonl", &jsonlEncoder{}}, {"csv", &csvEncoder{}}, {"text", &textEncoder{}}} {
-		b.Run(c.name, func(b *testing.B) {
+	for _, format := range []textsink.Format{textsink.JSONL, textsink.CSV, textsink.Text} {
+		enc, err := textsink.NewEncoder(textsink.Options{Format: format})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(string(format), func(b *testing.B) {
 			z := newDescriber(true, trace, nil, d.learned)
 			var ds describe.Description
 			line := make([]byte, 0, 1<<20)
 			for _, r := range recs {
 				z.describe(r, &ds)
-				line = c.enc.record(line[:0], r, &ds)
+				line = enc.Append(line[:0], r, &ds)
 			}
 			b.ReportAllocs()
 			var before, after runtime.MemStats
@@ -194,7 +197,7 @@ func BenchmarkSampleRecords(b *testing.B) {
 				r := recs[n%len(recs)]
 				n++
 				z.describe(r, &ds)
-				line = c.enc.record(line[:0], r, &ds)
+				line = enc.Append(line[:0], r, &ds)
 			}
 			runtime.ReadMemStats(&after)
 			// allocs/op rounds down; this does not.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/dotnet"
 	"github.com/etlkit/etlkit/schema/manifest"
+	"github.com/etlkit/etlkit/sink/textsink"
 )
 
 // input is one opened file of the command line.
@@ -202,46 +204,25 @@ func (d *dumper) records() {
 		d.parquet()
 		return
 	}
-	var enc encoder
-	switch d.opts.format {
-	case "jsonl":
-		enc = &jsonlEncoder{}
-	case "csv":
-		enc = &csvEncoder{}
-	case "xml":
-		enc = &xmlEncoder{}
-	default:
-		enc = &textEncoder{message: d.opts.message}
-	}
-	if !d.write(enc.begin(d.line[:0])) {
+	w, err := textsink.NewWriter(d.w, textsink.Options{Format: textsink.Format(d.opts.format), Message: d.opts.message})
+	if err != nil {
+		d.err = err
 		return
 	}
 	var ds describe.Description
-	stopped := false
-	// Lines are gathered into blocks larger than the bufio buffer, which
-	// bufio then writes straight through instead of copying each line.
-	batch := d.line[:0]
 	d.each(func(r *record.Record) bool {
 		d.describe.describe(r, &ds)
-		batch = enc.record(batch, r, &ds)
-		if len(batch) > outputBuffer {
-			if !d.write(batch) {
-				stopped = true
-				return false
-			}
-			batch = batch[:0]
-		}
-		return true
+		return w.Write(r, &ds) == nil
 	})
-	if !stopped && d.write(batch) {
-		d.write(enc.end(d.line[:0]))
+	if err := w.Close(); err != nil && d.err == nil {
+		d.err = err
 	}
 }
 
 func (d *dumper) count() {
 	n := 0
 	d.each(func(*record.Record) bool { n++; return true })
-	d.write(append(appendUint(d.line[:0], uint64(n)), '\n'))
+	d.write(append(strconv.AppendInt(d.line[:0], int64(n), 10), '\n'))
 }
 
 // write hands one encoded piece to the buffered writer and keeps the grown

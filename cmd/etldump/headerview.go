@@ -8,6 +8,7 @@ import (
 
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
+	"github.com/etlkit/etlkit/sink/textsink"
 )
 
 // kv is one line of a view: the JSON value, and the text a person reads
@@ -84,7 +85,7 @@ func fileTime(ft int64) string {
 	if ft == 0 {
 		return ""
 	}
-	return string(appendTime(nil, header.FileTimeToTime(ft)))
+	return string(textsink.AppendTime(nil, header.FileTimeToTime(ft)))
 }
 
 // systemTimeText shows a SYSTEMTIME as a decoded payload shows it (a date,
@@ -195,7 +196,7 @@ func appendKVJSON(dst []byte, fields []kv) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, f.key)
+		dst = textsink.AppendJSONString(dst, f.key)
 		dst = append(dst, ':')
 		b, err := json.Marshal(f.val)
 		if err != nil {

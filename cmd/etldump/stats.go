@@ -13,6 +13,7 @@ import (
 	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/sink/textsink"
 )
 
 // eventKey identifies an event kind for the per-event counts without
@@ -55,7 +56,7 @@ func (t *tally) add(r *record.Record, d *describe.Description) {
 	}
 	k := eventKey{provider: r.ProviderId, name: d.EventName}
 	if k.name == "" {
-		if byEventID(r.HeaderType) {
+		if record.DescriptorFieldsOf(r.HeaderType)&record.FieldID != 0 {
 			k.id, k.byId = r.EventDescriptor.Id, true
 		} else {
 			k.opcode = r.EventDescriptor.Opcode
@@ -204,8 +205,8 @@ func (d *dumper) report(t *tally) *statsReport {
 		return cmp.Or(cmp.Compare(b.Records, a.Records), cmp.Compare(a.ProviderId, b.ProviderId), cmp.Compare(a.label, b.label))
 	})
 	if t.records > 0 {
-		rep.First = string(appendTime(nil, t.first))
-		rep.Last = string(appendTime(nil, t.last))
+		rep.First = string(textsink.AppendTime(nil, t.first))
+		rep.Last = string(textsink.AppendTime(nil, t.last))
 		span := t.last.Sub(t.first)
 		rep.Span = span.String()
 		rep.SpanSeconds = span.Seconds()

@@ -1,4 +1,4 @@
-package main
+package textsink
 
 import (
 	"encoding/binary"
@@ -12,16 +12,13 @@ import (
 	"github.com/etlkit/etlkit/internal/digits"
 )
 
-// The encoders build every line with these appenders into one reused
-// buffer: fmt and encoding/json cost an allocation or a reflection walk per
-// record, which on a multi-million-record trace is most of the run time.
-
 const hexLower = "0123456789abcdef"
 
-// appendTime appends t as RFC 3339 in UTC with exactly seven fractional
-// digits, the 100 ns resolution of every ETW clock, so that equal instants
-// give equal text and the column sorts as text.
-func appendTime(dst []byte, t time.Time) []byte {
+// AppendTime appends t as every format writes times: RFC 3339 in UTC with
+// exactly seven fractional digits, the 100 ns resolution of every ETW
+// clock, so that equal instants give equal text and the column sorts as
+// text. Years outside 0 to 9999 are written in full.
+func AppendTime(dst []byte, t time.Time) []byte {
 	sec := t.Unix()
 	ns := t.Nanosecond()
 	days := sec / 86400
@@ -74,7 +71,7 @@ type timeCache struct {
 func (c *timeCache) append(dst []byte, t time.Time) []byte {
 	sec := t.Unix()
 	if c.prefix == nil || sec != c.sec {
-		full := appendTime(c.prefix[:0], t)
+		full := AppendTime(c.prefix[:0], t)
 		c.prefix, c.sec = full[:len(full)-8], sec
 	}
 	dst = append(dst, c.prefix...)
@@ -215,9 +212,10 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// appendJSONString appends s as a quoted JSON string. Invalid UTF-8 becomes
-// U+FFFD so that every line stays valid JSON whatever a provider wrote.
-func appendJSONString(dst []byte, s string) []byte {
+// AppendJSONString appends s as a quoted JSON string, as the JSONL format
+// writes strings. Invalid UTF-8 becomes U+FFFD so that every line stays
+// valid JSON whatever a provider wrote.
+func AppendJSONString(dst []byte, s string) []byte {
 	return appendJSONBytes(dst, bytesOf(s))
 }
 
@@ -225,7 +223,7 @@ func appendJSONString(dst []byte, s string) []byte {
 // read them.
 func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
-// appendJSONBytes is appendJSONString for text held in a byte slice.
+// appendJSONBytes is AppendJSONString for text held in a byte slice.
 func appendJSONBytes(dst []byte, s []byte) []byte {
 	dst = append(dst, '"')
 	start := 0

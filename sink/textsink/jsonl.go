@@ -1,4 +1,4 @@
-package main
+package textsink
 
 import (
 	"unsafe"
@@ -30,7 +30,7 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 	dst = append(dst, `,"HeaderType":"`...)
 	dst = append(dst, r.HeaderType.String()...)
 	dst = append(dst, '"')
-	if hasProvider(r) {
+	if r.HasProvider() {
 		dst = append(dst, `,"ProviderId":"`...)
 		dst = guid.Append(dst, r.ProviderId)
 		dst = append(dst, '"')
@@ -86,7 +86,7 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 		dst = guid.Append(dst, r.ActivityId)
 		dst = append(dst, '"')
 	}
-	if id, ok := relatedActivity(r); ok {
+	if id, ok := r.RelatedActivity(); ok {
 		dst = append(dst, `,"RelatedActivityId":"`...)
 		dst = guid.Append(dst, id)
 		dst = append(dst, '"')
@@ -133,11 +133,11 @@ func (q *quotedNames) append(dst []byte, provider, event string) []byte {
 		m := s.members[:0]
 		if provider != "" {
 			m = append(m, `,"ProviderName":`...)
-			m = appendJSONString(m, provider)
+			m = AppendJSONString(m, provider)
 		}
 		if event != "" {
 			m = append(m, `,"EventName":`...)
-			m = appendJSONString(m, event)
+			m = AppendJSONString(m, event)
 		}
 		s.members = m
 	}

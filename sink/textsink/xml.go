@@ -1,4 +1,4 @@
-package main
+package textsink
 
 import (
 	"unicode/utf8"
@@ -35,7 +35,7 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 		dst = appendXMLText(dst, d.ProviderName)
 		dst = append(dst, '"')
 	}
-	if hasProvider(r) {
+	if r.HasProvider() {
 		dst = append(dst, " Guid=\"{"...)
 		dst = guid.Append(dst, r.ProviderId)
 		dst = append(dst, '}', '"')
@@ -55,7 +55,7 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 	dst = append(dst, "</Keywords>\n\t\t<TimeCreated SystemTime=\""...)
 	dst = e.clock.append(dst, r.TimeStamp())
 	dst = append(dst, "\" />\n"...)
-	rel, hasRel := relatedActivity(r)
+	rel, hasRel := r.RelatedActivity()
 	if fs&record.FieldActivityID != 0 || hasRel {
 		dst = append(dst, "\t\t<Correlation"...)
 		if fs&record.FieldActivityID != 0 {

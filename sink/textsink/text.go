@@ -1,4 +1,4 @@
-package main
+package textsink
 
 import (
 	"github.com/etlkit/etlkit/describe"
@@ -19,7 +19,7 @@ type textEncoder struct {
 	clock   timeCache
 	scratch []byte // a string value's text, before it is quoted
 	// message: an event whose schema has a message shows it, filled,
-	// instead of its fields (--message).
+	// instead of its fields (Options.Message).
 	message bool
 }
 
@@ -96,7 +96,7 @@ func appendEventLabel(dst []byte, r *record.Record, d *describe.Description) []b
 	switch {
 	case d.ProviderName != "":
 		dst = appendNoSpace(dst, d.ProviderName)
-	case hasProvider(r):
+	case r.HasProvider():
 		dst = guid.Append(dst, r.ProviderId)
 	case r.HeaderType == header.TypeMessage && r.Message.HasComponentID():
 		dst = append(dst, "ComponentId("...)
@@ -113,7 +113,7 @@ func appendEventLabel(dst []byte, r *record.Record, d *describe.Description) []b
 		dst = appendNoSpace(dst, d.EventName)
 	case d.Kernel:
 		dst = kernel.AppendEventName(dst, d.Group, r.EventDescriptor.Opcode)
-	case byEventID(r.HeaderType):
+	case record.DescriptorFieldsOf(r.HeaderType)&record.FieldID != 0:
 		dst = append(dst, "EventID("...)
 		dst = appendUint(dst, uint64(r.EventDescriptor.Id))
 		dst = append(dst, ')')

@@ -1,13 +1,9 @@
-package main
+package textsink
 
 import (
-	"bytes"
-	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,8 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/etlkit/etlkit/internal/samples"
 )
 
 func TestAppendTimeMatchesTimeFormat(t *testing.T) {
@@ -30,11 +24,11 @@ func TestAppendTimeMatchesTimeFormat(t *testing.T) {
 		time.Date(2100, 3, 1, 1, 2, 3, 400, time.UTC),
 		time.Date(9999, 12, 31, 23, 59, 59, 999999900, time.UTC),
 	} {
-		assert.Equal(t, tm.Format(layout), string(appendTime(nil, tm)))
+		assert.Equal(t, tm.Format(layout), string(AppendTime(nil, tm)))
 	}
 	// Every day over four centuries, so that each leap rule is crossed.
 	for d := time.Date(1800, 1, 1, 5, 6, 7, 0, time.UTC); d.Year() < 2200; d = d.AddDate(0, 0, 1) {
-		if got := string(appendTime(nil, d)); got != d.Format(layout) {
+		if got := string(AppendTime(nil, d)); got != d.Format(layout) {
 			t.Fatalf("%v: got %s", d, got)
 		}
 	}
@@ -42,7 +36,7 @@ func TestAppendTimeMatchesTimeFormat(t *testing.T) {
 
 func TestAppendJSONStringIsValidJSON(t *testing.T) {
 	for _, s := range []string{"", "plain", `quo"te`, `back\slash`, "tab\tnl\ncr\r", "\x00\x1f\x7f", "é ✓ 😀", "bad \xff\xfe utf8", "\u2028\u2029"} {
-		b := appendJSONString(nil, s)
+		b := AppendJSONString(nil, s)
 		var back string
 		require.NoError(t, json.Unmarshal(b, &back), "%q -> %s", s, b)
 		want := strings.ToValidUTF8(s, "\uFFFD")
@@ -67,93 +61,6 @@ func TestAppendHelpers(t *testing.T) {
 	assert.Equal(t, "a&amp;b&lt;c&gt;&quot;&#x0a;\uFFFD", string(appendXMLText(nil, "a&b<c>\"\n\x01")))
 }
 
-// The CSV, XML and JSON outputs of a real TraceLogging trace must parse
-// with the standard decoders and agree with each other.
-func TestFormatsParseAndAgree(t *testing.T) {
-	path := samples.Path(t, "win11-waasmedic.etl")
-	jsonl, _, code := runCmd(t, "--format", "jsonl", path)
-	require.Equal(t, 0, code)
-	var objs []map[string]any
-	dec := json.NewDecoder(strings.NewReader(jsonl))
-	for {
-		var m map[string]any
-		if err := dec.Decode(&m); err == io.EOF {
-			break
-		} else {
-			require.NoError(t, err)
-		}
-		objs = append(objs, m)
-	}
-	require.Len(t, objs, 21)
-
-	csvOut, _, code := runCmd(t, "--format", "csv", path)
-	require.Equal(t, 0, code)
-	rows, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
-	require.NoError(t, err)
-	require.Len(t, rows, 22)
-	head := rows[0]
-	assert.Equal(t, strings.Split(strings.TrimSpace(csvColumns), ","), head)
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
-	}
-	for i, m := range objs {
-		row := rows[i+1]
-		for _, name := range []string{"TimeStamp", "HeaderType", "ProviderId", "ProviderName", "EventName", "Keyword", "UserData"} {
-			want, _ := m[name].(string)
-			assert.Equal(t, want, row[col[name]], "record %d %s", i, name)
-		}
-		if p, ok := m["Payload"].(map[string]any); ok {
-			// The CSV payload cell is the jsonl Payload object.
-			var cell map[string]any
-			require.NoError(t, json.Unmarshal([]byte(row[col["Payload"]]), &cell), "record %d", i)
-			assert.Equal(t, p, cell, "record %d", i)
-		}
-	}
-
-	xmlOut, _, code := runCmd(t, "--format", "xml", path)
-	require.Equal(t, 0, code)
-	var doc struct {
-		Events []struct {
-			System struct {
-				Provider struct {
-					Name string `xml:",attr"`
-					Guid string `xml:",attr"`
-				}
-				EventID     int
-				Level       int
-				TimeCreated struct {
-					SystemTime string `xml:",attr"`
-				}
-			}
-			Data []struct {
-				Name  string `xml:",attr"`
-				Value string `xml:",chardata"`
-			} `xml:"EventData>Data"`
-			Binary string `xml:"BinaryEventData"`
-		} `xml:"Event"`
-	}
-	require.NoError(t, xml.NewDecoder(bytes.NewReader([]byte(xmlOut))).Decode(&doc))
-	require.Len(t, doc.Events, 21)
-	for i, e := range doc.Events {
-		m := objs[i]
-		assert.Equal(t, "{"+m["ProviderId"].(string)+"}", e.System.Provider.Guid)
-		assert.Equal(t, m["TimeStamp"], e.System.TimeCreated.SystemTime)
-		if p, ok := m["Payload"].(map[string]any); ok {
-			require.Len(t, e.Data, len(p))
-			for _, d := range e.Data {
-				if s, ok := p[d.Name].(string); ok {
-					assert.Equal(t, s, d.Value, "record %d field %s", i, d.Name)
-				} else {
-					assert.Contains(t, p, d.Name)
-				}
-			}
-		} else {
-			assert.Equal(t, m["UserData"], e.Binary)
-		}
-	}
-}
-
 func TestAppendHexBytesEveryLength(t *testing.T) {
 	b := make([]byte, 300)
 	for i := range b {
@@ -169,7 +76,7 @@ func TestTimeCacheMatchesAppendTime(t *testing.T) {
 	base := time.Date(2024, 1, 17, 21, 19, 59, 0, time.UTC)
 	for _, d := range []time.Duration{0, 100, 1_234_500, 999_999_900, time.Second, time.Second + 100, 3 * time.Second, 24 * time.Hour, 24*time.Hour + 123_456_700} {
 		tm := base.Add(d)
-		assert.Equal(t, string(appendTime(nil, tm)), string(c.append([]byte("x"), tm))[1:], d)
+		assert.Equal(t, string(AppendTime(nil, tm)), string(c.append([]byte("x"), tm))[1:], d)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package textsink
 
 import (
 	"github.com/etlkit/etlkit/describe"
@@ -32,7 +32,7 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 	dst = append(dst, ',')
 	dst = append(dst, r.HeaderType.String()...)
 	dst = append(dst, ',')
-	if hasProvider(r) {
+	if r.HasProvider() {
 		dst = guid.Append(dst, r.ProviderId)
 	}
 	dst = append(dst, ',')
@@ -57,7 +57,7 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 		dst = guid.Append(dst, r.ActivityId)
 	}
 	dst = append(dst, ',')
-	if id, ok := relatedActivity(r); ok {
+	if id, ok := r.RelatedActivity(); ok {
 		dst = guid.Append(dst, id)
 	}
 	dst = append(dst, ',')
