@@ -281,7 +281,7 @@ func damageSummary(name string, st *etl.Stats) string {
 		// The notice of a last buffer cut by the end of the file says
 		// what "the file ends inside its last buffer" already says.
 		if fe := st.Errors[0]; !(st.Truncated && fe.Buffer == st.Buffers-1 && errors.Is(fe, etl.ErrTruncated)) {
-			first = errorReason(fe)
+			first = fe.Detail()
 		}
 	}
 	msg := fmt.Sprintf("etldump: %s: offset 0x%x: damaged: %s; %d records read", name, off, strings.Join(parts, ", "), st.Records)
@@ -291,15 +291,45 @@ func damageSummary(name string, st *etl.Stats) string {
 	return msg
 }
 
-// errorReason is a FormatError without its offset, which the message
-// carries in front.
-func errorReason(fe *etl.FormatError) string {
-	s := fe.Reason
-	if fe.Buffer >= 0 {
-		s = fmt.Sprintf("buffer %d: %s", fe.Buffer, s)
+// printHeaders is --header: each file's logfile header, a blank line
+// between files in text, one JSON object per line with --format json.
+func (d *dumper) printHeaders() {
+	for i, in := range d.inputs {
+		b := d.line[:0]
+		if d.opts.format == "json" {
+			b = textsink.AppendHeaderJSON(b, in.f)
+		} else {
+			if i > 0 {
+				b = append(b, '\n')
+			}
+			b = textsink.AppendHeaderText(b, in.f)
+		}
+		if !d.write(b) {
+			return
+		}
 	}
-	if fe.Err != nil {
-		s += ": " + fe.Err.Error()
+}
+
+// stats is --stats: the records that pass the filters, named, counted by
+// header type, provider and event.
+func (d *dumper) stats() {
+	sum := textsink.NewSummary()
+	d.describe = newDescriber(false, d.learnTrace(), d.manifests, nil)
+	var ds describe.Description
+	d.each(func(r *record.Record) bool {
+		d.describe.describe(r, &ds)
+		sum.Add(r, &ds)
+		return true
+	})
+	if d.set != nil {
+		sum.SetOrder(d.opts.order, d.set.Stats().Order)
 	}
-	return s
+	for _, in := range d.inputs {
+		sum.AddInput(in.f)
+	}
+	if d.opts.format == "json" {
+		d.write(sum.AppendJSON(d.line[:0]))
+	} else {
+		d.write(sum.AppendText(d.line[:0]))
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package textsink
 
 import (
 	"encoding/json"
@@ -6,13 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
-	"github.com/etlkit/etlkit/sink/textsink"
 )
 
-// kv is one line of a view: the JSON value, and the text a person reads
-// when that differs from it.
+// kv is one line of the header: the JSON value, and the text a person
+// reads when that differs from it.
 type kv struct {
 	key  string
 	val  any
@@ -85,7 +85,7 @@ func fileTime(ft int64) string {
 	if ft == 0 {
 		return ""
 	}
-	return string(textsink.AppendTime(nil, header.FileTimeToTime(ft)))
+	return string(AppendTime(nil, header.FileTimeToTime(ft)))
 }
 
 // systemTimeText shows a SYSTEMTIME as a decoded payload shows it (a date,
@@ -99,10 +99,10 @@ func systemTimeText(t header.SystemTime) string {
 }
 
 // headerFields lists every field of a file's logfile header.
-func headerFields(in *input) []kv {
-	h := in.f.Header()
+func headerFields(f *etl.File) []kv {
+	h := f.Header()
 	lh := &h.LogfileHeader
-	wrapper := string(in.f.Wrapper)
+	wrapper := string(f.Wrapper)
 	if wrapper == "" {
 		wrapper = "none"
 	}
@@ -121,10 +121,10 @@ func headerFields(in *input) []kv {
 		return fmt.Sprintf("%s (FILETIME %d)", fileTime(v), v)
 	}
 	return []kv{
-		{"File", in.name, ""},
+		{"File", f.Name, ""},
 		{"Wrapper", wrapper, ""},
 		{"Container", container, ""},
-		{"Size", in.f.Size(), fmt.Sprintf("%d bytes", in.f.Size())},
+		{"Size", f.Size(), fmt.Sprintf("%d bytes", f.Size())},
 		{"HeaderType", headerType, ""},
 		{"LoggerName", lh.LoggerName, ""},
 		{"LogFileName", lh.LogFileName, ""},
@@ -167,7 +167,19 @@ func headerFields(in *input) []kv {
 	}
 }
 
-// appendKVText renders a view as aligned "Key: value" lines.
+// AppendHeaderText appends every field of the logfile header of f, with
+// the file's name, wrapper and size and the clock the reader uses, as
+// aligned "Key: value" lines; values are explained where a number alone
+// says little (times, modes, clock types, the time zone).
+func AppendHeaderText(dst []byte, f *etl.File) []byte { return appendKVText(dst, headerFields(f)) }
+
+// AppendHeaderJSON appends what AppendHeaderText does as one JSON object on
+// one line, keys in the same order, values as numbers and strings.
+func AppendHeaderJSON(dst []byte, f *etl.File) []byte {
+	return append(appendKVJSON(dst, headerFields(f)), '\n')
+}
+
+// appendKVText renders fields as aligned "Key: value" lines.
 func appendKVText(dst []byte, fields []kv) []byte {
 	width := 0
 	for _, f := range fields {
@@ -189,14 +201,14 @@ func appendKVText(dst []byte, fields []kv) []byte {
 	return dst
 }
 
-// appendKVJSON renders a view as one JSON object, keys in view order.
+// appendKVJSON renders fields as one JSON object, keys in their order.
 func appendKVJSON(dst []byte, fields []kv) []byte {
 	dst = append(dst, '{')
 	for i, f := range fields {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = textsink.AppendJSONString(dst, f.key)
+		dst = AppendJSONString(dst, f.key)
 		dst = append(dst, ':')
 		b, err := json.Marshal(f.val)
 		if err != nil {
@@ -205,23 +217,4 @@ func appendKVJSON(dst []byte, fields []kv) []byte {
 		dst = append(dst, b...)
 	}
 	return append(dst, '}')
-}
-
-// printHeaders is --header: each file's logfile header, a blank line
-// between files in text, one JSON object per line with --format json.
-func (d *dumper) printHeaders() {
-	for i, in := range d.inputs {
-		b := d.line[:0]
-		if d.opts.format == "json" {
-			b = append(appendKVJSON(b, headerFields(in)), '\n')
-		} else {
-			if i > 0 {
-				b = append(b, '\n')
-			}
-			b = appendKVText(b, headerFields(in))
-		}
-		if !d.write(b) {
-			return
-		}
-	}
 }

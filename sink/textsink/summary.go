@@ -1,4 +1,4 @@
-package main
+package textsink
 
 import (
 	"bytes"
@@ -11,9 +11,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/describe"
+	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/order"
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/sink/textsink"
 )
 
 // eventKey identifies an event kind for the per-event counts without
@@ -32,23 +33,35 @@ type providerCount struct {
 	records int
 }
 
-// tally accumulates the --stats counts over the records that pass the
-// filters.
-type tally struct {
+// Summary counts what a pass over one or more traces delivered: records by
+// header type, provider and event, and the time they span; with each
+// input's buffers, losses and errors and the order the pass found, it
+// reports as text or JSON what is in the traces (etldump --stats).
+type Summary struct {
 	records     int
 	headerTypes [256]int
 	providers   map[uuid.UUID]*providerCount
 	events      map[eventKey]int
 	first, last time.Time
+
+	rep statsReport // the inputs and the order
 }
 
-func (t *tally) add(r *record.Record, d *describe.Description) {
-	t.records++
-	t.headerTypes[r.HeaderType]++
-	p := t.providers[r.ProviderId]
+// NewSummary returns an empty Summary.
+func NewSummary() *Summary {
+	return &Summary{providers: make(map[uuid.UUID]*providerCount), events: make(map[eventKey]int),
+		rep: statsReport{Errors: []errorReport{}}}
+}
+
+// Add counts a record the pass delivered, with what package describe said
+// of it (its names; the payload is not needed).
+func (s *Summary) Add(r *record.Record, d *describe.Description) {
+	s.records++
+	s.headerTypes[r.HeaderType]++
+	p := s.providers[r.ProviderId]
 	if p == nil {
 		p = &providerCount{}
-		t.providers[r.ProviderId] = p
+		s.providers[r.ProviderId] = p
 	}
 	p.records++
 	if p.name == "" {
@@ -62,42 +75,17 @@ func (t *tally) add(r *record.Record, d *describe.Description) {
 			k.opcode = r.EventDescriptor.Opcode
 		}
 	}
-	t.events[k]++
+	s.events[k]++
 	ts := r.TimeStamp()
-	if t.records == 1 || ts.Before(t.first) {
-		t.first = ts
+	if s.records == 1 || ts.Before(s.first) {
+		s.first = ts
 	}
-	if t.records == 1 || ts.After(t.last) {
-		t.last = ts
+	if s.records == 1 || ts.After(s.last) {
+		s.last = ts
 	}
 }
 
-func (d *dumper) stats() {
-	t := &tally{providers: make(map[uuid.UUID]*providerCount), events: make(map[eventKey]int)}
-	d.describe = newDescriber(false, d.learnTrace(), d.manifests, nil)
-	var ds describe.Description
-	d.each(func(r *record.Record) bool {
-		d.describe.describe(r, &ds)
-		t.add(r, &ds)
-		return true
-	})
-	rep := d.report(t)
-	var b []byte
-	if d.opts.format == "json" {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(rep); err != nil {
-			panic(err) // the report holds only plain values
-		}
-		b = buf.Bytes()
-	} else {
-		b = rep.appendText(d.line[:0])
-	}
-	d.write(b)
-}
-
-// statsReport is the --stats view; its JSON field names are fixed.
+// statsReport is what a Summary says; its JSON field names are fixed.
 type statsReport struct {
 	Files          []string
 	Records        int
@@ -111,7 +99,7 @@ type statsReport struct {
 	// Inversions are records earlier than the one before them on the same
 	// processor, as the merge found them; BackwardSteps are records
 	// delivered earlier than the one delivered before them; Late are those
-	// the --order sorted window could not put right.
+	// the window of the sorted order could not put right.
 	Inversions    int
 	BackwardSteps int
 	Late          int
@@ -150,27 +138,49 @@ type errorReport struct {
 	Message string
 }
 
-func (d *dumper) report(t *tally) *statsReport {
-	rep := &statsReport{Records: t.records, HeaderTypes: map[string]int{},
-		Providers: []providerReport{}, Events: []eventReport{}, Errors: []errorReport{}}
-	if d.set != nil {
-		ost := d.set.Stats().Order
-		rep.Order = d.opts.order
-		rep.Inversions, rep.BackwardSteps, rep.Late = ost.Inversions, ost.BackwardSteps, ost.Late
+// AddInput adds what an input's Stats counted in the pass (its buffers and
+// their losses and errors), and its name; call it once the pass is over.
+func (s *Summary) AddInput(f *etl.File) {
+	rep := &s.rep
+	rep.Files = append(rep.Files, f.Name)
+	st := f.Stats()
+	rep.Buffers += st.Buffers
+	rep.EventsLost += uint64(f.Header().EventsLost)
+	rep.BuffersLost += uint64(f.Header().BuffersLost)
+	rep.SkippedBuffers += st.BuffersSkipped
+	rep.ErrorCount += st.ErrorCount
+	for _, fe := range st.Errors {
+		rep.Errors = append(rep.Errors, errorReport{File: f.Name, Offset: fe.Offset, Buffer: fe.Buffer, Message: fe.Detail()})
 	}
-	for _, in := range d.inputs {
-		rep.Files = append(rep.Files, in.name)
-		st := in.f.Stats()
-		rep.Buffers += st.Buffers
-		rep.EventsLost += uint64(in.f.Header().EventsLost)
-		rep.BuffersLost += uint64(in.f.Header().BuffersLost)
-		rep.SkippedBuffers += st.BuffersSkipped
-		rep.ErrorCount += st.ErrorCount
-		for _, fe := range st.Errors {
-			rep.Errors = append(rep.Errors, errorReport{File: in.name, Offset: fe.Offset, Buffer: fe.Buffer, Message: errorReason(fe)})
-		}
+}
+
+// SetOrder says in which order the pass delivered the records (etldump's
+// names: time, file or sorted) and what it found (Stats.Order).
+func (s *Summary) SetOrder(mode string, st *order.Stats) {
+	s.rep.Order = mode
+	s.rep.Inversions, s.rep.BackwardSteps, s.rep.Late = st.Inversions, st.BackwardSteps, st.Late
+}
+
+// AppendText appends the summary as text: the counts, then the header
+// types, providers and events with their records, most first.
+func (s *Summary) AppendText(dst []byte) []byte { return s.report().appendText(dst) }
+
+// AppendJSON appends the summary as one JSON object on one line.
+func (s *Summary) AppendJSON(dst []byte) []byte {
+	buf := bytes.NewBuffer(dst)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s.report()); err != nil {
+		panic(err) // the report holds only plain values
 	}
-	for ht, n := range t.headerTypes {
+	return buf.Bytes()
+}
+
+func (s *Summary) report() *statsReport {
+	rep := s.rep
+	rep.Records, rep.HeaderTypes = s.records, map[string]int{}
+	rep.Providers, rep.Events, rep.headerTypeOrder = []providerReport{}, []eventReport{}, nil
+	for ht, n := range s.headerTypes {
 		if n > 0 {
 			name := header.Type(ht).String()
 			rep.HeaderTypes[name] = n
@@ -178,14 +188,14 @@ func (d *dumper) report(t *tally) *statsReport {
 		}
 	}
 	names := map[uuid.UUID]string{}
-	for id, p := range t.providers {
+	for id, p := range s.providers {
 		names[id] = p.name
 		rep.Providers = append(rep.Providers, providerReport{ProviderId: id.String(), ProviderName: p.name, Records: p.records})
 	}
 	slices.SortFunc(rep.Providers, func(a, b providerReport) int {
 		return cmp.Or(cmp.Compare(b.Records, a.Records), cmp.Compare(a.ProviderId, b.ProviderId))
 	})
-	for k, n := range t.events {
+	for k, n := range s.events {
 		e := eventReport{ProviderId: k.provider.String(), ProviderName: names[k.provider], EventName: k.name, Records: n}
 		switch {
 		case k.name != "":
@@ -204,14 +214,14 @@ func (d *dumper) report(t *tally) *statsReport {
 	slices.SortFunc(rep.Events, func(a, b eventReport) int {
 		return cmp.Or(cmp.Compare(b.Records, a.Records), cmp.Compare(a.ProviderId, b.ProviderId), cmp.Compare(a.label, b.label))
 	})
-	if t.records > 0 {
-		rep.First = string(textsink.AppendTime(nil, t.first))
-		rep.Last = string(textsink.AppendTime(nil, t.last))
-		span := t.last.Sub(t.first)
+	if s.records > 0 {
+		rep.First = string(AppendTime(nil, s.first))
+		rep.Last = string(AppendTime(nil, s.last))
+		span := s.last.Sub(s.first)
 		rep.Span = span.String()
 		rep.SpanSeconds = span.Seconds()
 	}
-	return rep
+	return &rep
 }
 
 func (rep *statsReport) appendText(dst []byte) []byte {
