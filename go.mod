@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/google/pprof v0.0.0-20251114195745-4902fdda35c8
 	github.com/google/uuid v1.6.0
 	github.com/klauspost/compress v1.20.3
 	github.com/stretchr/testify v1.12.1
