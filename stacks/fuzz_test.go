@@ -7,6 +7,7 @@ import (
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/internal/stacktest"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/stacks"
 )
@@ -18,11 +19,11 @@ import (
 // image loads and unloads, .NET methods, .NET events and their stacks, and
 // events with stacks in their extended data. Threads, processors and
 // addresses come from small sets too, so that the steps meet each other.
-func fuzzScript(script []byte) (*trace, int) {
-	tr := newTrace()
-	tr.processRundown(0, 1, pid, "app.exe")
+func fuzzScript(script []byte) (*stacktest.Trace, int) {
+	tr := stacktest.New()
+	tr.ProcessRundown(0, 1, pid, "app.exe")
 	for i := range uint32(4) {
-		tr.threadRundown(0, 2+int64(i), pid, tid+4*i)
+		tr.ThreadRundown(0, 2+int64(i), pid, tid+4*i)
 	}
 	now := int64(100)
 	var times []int64 // the times of events so far, for stack records to name
@@ -58,27 +59,27 @@ func fuzzScript(script []byte) (*trace, int) {
 		key := 0xFFFFFA80_0000_0000 + uint64(arg&3)*0x10
 		switch op % 12 {
 		case 0, 1:
-			tr.sample(cpu, now, t, k1+uint64(arg))
+			tr.Sample(cpu, now, t, k1+uint64(arg))
 			times = append(times, now)
 			samples++
 		case 2:
-			tr.stack(cpu, now, ev, p, t, frames(arg, 1+int(arg>>6))...)
+			tr.Stack(cpu, now, ev, p, t, frames(arg, 1+int(arg>>6))...)
 		case 3:
-			tr.keyRef(cpu, now, ev, true, p, t, key)
+			tr.KeyRef(cpu, now, ev, true, p, t, key)
 		case 4:
-			tr.keyRef(cpu, now, ev, false, p, t, key)
+			tr.KeyRef(cpu, now, ev, false, p, t, key)
 		case 5:
-			tr.keyDef(cpu, now, 34+arg%3, key, frames(arg, 1+int(arg>>6))...)
+			tr.KeyDef(cpu, now, 34+arg%3, key, frames(arg, 1+int(arg>>6))...)
 		case 6:
-			tr.threadEnd(cpu, now, p, t)
+			tr.ThreadEnd(cpu, now, p, t)
 		case 7:
-			tr.image(cpu, now, []uint8{10, 2, 3, 4}[arg&3], p, 0x7FF6_0000_0000+uint64(arg>>2&3)*0x8000, 0x10000, `\x\a.dll`)
+			tr.Image(cpu, now, []uint8{10, 2, 3, 4}[arg&3], p, 0x7FF6_0000_0000+uint64(arg>>2&3)*0x8000, 0x10000, `\x\a.dll`)
 		case 8:
-			tr.method(cpu, now, arg&1 != 0, 143+uint16(arg>>1&1), arg&4 != 0, p, t, u1+uint64(arg>>3&3)*0x80, 0x100, "N", "M", "()")
+			tr.Method(cpu, now, arg&1 != 0, 143+uint16(arg>>1&1), arg&4 != 0, p, t, u1+uint64(arg>>3&3)*0x80, 0x100, "N", "M", "()")
 		case 9:
-			tr.clrEvent(cpu, now, arg&1 != 0, p, t)
+			tr.CLREvent(cpu, now, arg&1 != 0, p, t)
 		case 10:
-			tr.clrStack(cpu, now, arg&1 != 0, p, t, frames(arg, 1+int(arg>>6))...)
+			tr.CLRStack(cpu, now, arg&1 != 0, p, t, frames(arg, 1+int(arg>>6))...)
 		case 11:
 			ext := etltest.ExtStackTrace64(uint64(arg&1), frames(arg, 2)...)
 			switch arg >> 6 {
@@ -87,7 +88,7 @@ func fuzzScript(script []byte) (*trace, int) {
 			case 2:
 				ext = etltest.ExtStackTrace32(uint64(arg&1), 0x7790_0000, 0x7790_1000)
 			}
-			tr.add(cpu, &etltest.Event{ThreadId: t, ProcessId: p, TimeStamp: t0 + now, ProviderId: clrRundown,
+			tr.Add(cpu, &etltest.Event{ThreadId: t, ProcessId: p, TimeStamp: t0 + now, ProviderId: stacktest.CLRRundown,
 				Descriptor: header.EventDescriptor{Id: 9999}, Ext: []etltest.ExtItem{ext}})
 		}
 	}
@@ -109,7 +110,7 @@ func FuzzJoin(f *testing.F) {
 			return
 		}
 		tr, samples := fuzzScript(script)
-		b := tr.bytes(t)
+		b := tr.Bytes(t)
 		r, err := etl.NewReader(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
 			t.Fatal(err)
@@ -155,7 +156,7 @@ func FuzzJoin(f *testing.F) {
 // bytes: whatever the payloads hold, it must not panic.
 func FuzzJoinRecords(f *testing.F) {
 	tr, _ := fuzzScript([]byte{0, 1, 3, 1, 4, 1, 5, 0x41, 9, 1, 10, 1, 11, 0x40, 7, 0, 8, 0})
-	f.Add(tr.bytes(f))
+	f.Add(tr.Bytes(f))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := etl.NewReader(bytes.NewReader(b), int64(len(b)))
 		if err != nil {

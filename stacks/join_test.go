@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/etlkit/etlkit/internal/stacktest"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/stacks"
 )
@@ -20,19 +21,19 @@ const (
 )
 
 // threads adds the rundown that puts tid (and tid+4) in pid.
-func (tr *trace) threads() {
-	tr.processRundown(0, 1, pid, "app.exe")
-	tr.threadRundown(0, 2, pid, tid)
-	tr.threadRundown(0, 3, pid, tid+4)
+func threads(tr *stacktest.Trace) {
+	tr.ProcessRundown(0, 1, pid, "app.exe")
+	tr.ThreadRundown(0, 2, pid, tid)
+	tr.ThreadRundown(0, 3, pid, tid+4)
 }
 
 func TestKernelAndUserPartsStitched(t *testing.T) {
-	tr := newTrace()
-	tr.threads()
-	tr.sample(0, 100, tid, k1)
-	tr.stack(0, 101, 100, pid, tid, k1, k2)
-	tr.stack(0, 102, 100, pid, tid, u1, u2)
-	o := tr.join(t, nil)
+	tr := stacktest.New()
+	threads(tr)
+	tr.Sample(0, 100, tid, k1)
+	tr.Stack(0, 101, 100, pid, tid, k1, k2)
+	tr.Stack(0, 102, 100, pid, tid, u1, u2)
+	o := join(t, tr, nil)
 	require.Len(t, o.samples, 1)
 	s := o.at(t, 100)
 	assert.Equal(t, []uint64{k1, k2, u1, u2}, o.addrs(t, 100), "kernel part, then user part, leaf first")
@@ -45,13 +46,13 @@ func TestKernelAndUserPartsStitched(t *testing.T) {
 }
 
 func TestWholeStackInOneRecord(t *testing.T) {
-	tr := newTrace()
-	tr.threads()
-	tr.sample(0, 100, tid, k1)
-	tr.stack(0, 101, 100, pid, tid, k1, k2, u1)
-	tr.sample(0, 200, tid, u1)
-	tr.stack(0, 201, 200, pid, tid, u1, u2)
-	o := tr.join(t, nil)
+	tr := stacktest.New()
+	threads(tr)
+	tr.Sample(0, 100, tid, k1)
+	tr.Stack(0, 101, 100, pid, tid, k1, k2, u1)
+	tr.Sample(0, 200, tid, u1)
+	tr.Stack(0, 201, 200, pid, tid, u1, u2)
+	o := join(t, tr, nil)
 	assert.Equal(t, []uint64{k1, k2, u1}, o.addrs(t, 100))
 	assert.Equal(t, []uint64{u1, u2}, o.addrs(t, 200), "a sample of user mode has a user part only")
 	assert.Equal(t, 2, o.j.Stats().Complete)
@@ -63,16 +64,16 @@ func TestWholeStackInOneRecord(t *testing.T) {
 // both samples take it (PerfView's reading), while another thread's
 // samples in between are not touched.
 func TestUserPartLate(t *testing.T) {
-	tr := newTrace()
-	tr.threads()
-	tr.sample(0, 100, tid, k1)
-	tr.stack(0, 101, 100, pid, tid, k1, k2)
-	tr.sample(1, 150, tid+4, u3)
-	tr.stack(1, 151, 150, pid, tid+4, u3)
-	tr.sample(0, 200, tid, k3)
-	tr.stack(0, 201, 200, pid, tid, k3, k2)
-	tr.stack(0, 300, 100, pid, tid, u1, u2)
-	o := tr.join(t, nil)
+	tr := stacktest.New()
+	threads(tr)
+	tr.Sample(0, 100, tid, k1)
+	tr.Stack(0, 101, 100, pid, tid, k1, k2)
+	tr.Sample(1, 150, tid+4, u3)
+	tr.Stack(1, 151, 150, pid, tid+4, u3)
+	tr.Sample(0, 200, tid, k3)
+	tr.Stack(0, 201, 200, pid, tid, k3, k2)
+	tr.Stack(0, 300, 100, pid, tid, u1, u2)
+	o := join(t, tr, nil)
 	require.Len(t, o.samples, 3)
 	assert.Equal(t, []uint64{k1, k2, u1, u2}, o.addrs(t, 100))
 	assert.Equal(t, []uint64{k3, k2, u1, u2}, o.addrs(t, 200))
@@ -84,14 +85,14 @@ func TestUserPartLate(t *testing.T) {
 // TestUserPartNeverComes: the thread ends in the kernel, or the trace
 // does; the samples keep their kernel part.
 func TestUserPartNeverComes(t *testing.T) {
-	tr := newTrace()
-	tr.threads()
-	tr.sample(0, 100, tid, k1)
-	tr.stack(0, 101, 100, pid, tid, k1, k2)
-	tr.threadEnd(0, 150, pid, tid)
-	tr.sample(1, 200, tid+4, k3)
-	tr.stack(1, 201, 200, pid, tid+4, k3)
-	o := tr.join(t, nil)
+	tr := stacktest.New()
+	threads(tr)
+	tr.Sample(0, 100, tid, k1)
+	tr.Stack(0, 101, 100, pid, tid, k1, k2)
+	tr.ThreadEnd(0, 150, pid, tid)
+	tr.Sample(1, 200, tid+4, k3)
+	tr.Stack(1, 201, 200, pid, tid+4, k3)
+	o := join(t, tr, nil)
 	require.Len(t, o.samples, 2)
 	assert.Equal(t, stacks.JoinKernelOnly, o.at(t, 100).Join)
 	assert.Equal(t, []uint64{k1, k2}, o.addrs(t, 100))
@@ -105,24 +106,24 @@ func TestUserPartNeverComes(t *testing.T) {
 // created before it is used.
 func TestStackKeys(t *testing.T) {
 	const a, b, c = 0xFFFFFA80_0000_1000, 0xFFFFFA80_0000_2000, 0xFFFFFA80_0000_3000
-	tr := newTrace()
-	tr.threads()
-	tr.keyDef(0, 50, 34, c, k3) // KeyCreate, before any use
-	tr.sample(0, 100, tid, k1)
-	tr.keyRef(0, 101, 100, true, pid, tid, a)
-	tr.keyRef(0, 102, 100, false, pid, tid, a) // the same value, a user stack
-	tr.keyDef(0, 150, 35, a, k1, k2)           // KeyDelete of the kernel key a (ends in the kernel)
-	tr.sample(0, 200, tid, k1)
-	tr.keyRef(0, 201, 200, true, pid, tid, a) // a new life of a
-	tr.keyRef(0, 202, 200, false, pid, tid, b)
-	tr.sample(0, 300, tid, k3)
-	tr.keyRef(0, 301, 300, true, pid, tid, c)
-	tr.keyRef(0, 302, 300, false, pid, tid, b)
-	tr.keyDef(0, 400, 35, a, u1, u2)     // KeyDelete of the user key a
-	tr.keyDef(0, 410, 36, a, k2, k1, k3) // KeyRundown of the kernel key a's second life
-	tr.keyDef(0, 420, 36, b, u3)
-	tr.keyDef(0, 430, 36, 0xDEAD, u3) // a key no event used
-	o := tr.join(t, nil)
+	tr := stacktest.New()
+	threads(tr)
+	tr.KeyDef(0, 50, 34, c, k3) // KeyCreate, before any use
+	tr.Sample(0, 100, tid, k1)
+	tr.KeyRef(0, 101, 100, true, pid, tid, a)
+	tr.KeyRef(0, 102, 100, false, pid, tid, a) // the same value, a user stack
+	tr.KeyDef(0, 150, 35, a, k1, k2)           // KeyDelete of the kernel key a (ends in the kernel)
+	tr.Sample(0, 200, tid, k1)
+	tr.KeyRef(0, 201, 200, true, pid, tid, a) // a new life of a
+	tr.KeyRef(0, 202, 200, false, pid, tid, b)
+	tr.Sample(0, 300, tid, k3)
+	tr.KeyRef(0, 301, 300, true, pid, tid, c)
+	tr.KeyRef(0, 302, 300, false, pid, tid, b)
+	tr.KeyDef(0, 400, 35, a, u1, u2)     // KeyDelete of the user key a
+	tr.KeyDef(0, 410, 36, a, k2, k1, k3) // KeyRundown of the kernel key a's second life
+	tr.KeyDef(0, 420, 36, b, u3)
+	tr.KeyDef(0, 430, 36, 0xDEAD, u3) // a key no event used
+	o := join(t, tr, nil)
 	require.Len(t, o.samples, 3)
 	assert.Equal(t, []uint64{k1, k2, u1, u2}, o.addrs(t, 100))
 	assert.Equal(t, []uint64{k2, k1, k3, u3}, o.addrs(t, 200))
@@ -134,11 +135,11 @@ func TestStackKeys(t *testing.T) {
 }
 
 func TestStackKeyNeverDefined(t *testing.T) {
-	tr := newTrace()
-	tr.threads()
-	tr.sample(0, 100, tid, u1)
-	tr.keyRef(0, 101, 100, false, pid, tid, 0x77)
-	o := tr.join(t, nil)
+	tr := stacktest.New()
+	threads(tr)
+	tr.Sample(0, 100, tid, u1)
+	tr.KeyRef(0, 101, 100, false, pid, tid, 0x77)
+	o := join(t, tr, nil)
 	require.Len(t, o.samples, 1)
 	assert.Empty(t, o.addrs(t, 100))
 	assert.Equal(t, 1, o.j.Stats().UndefinedKeys)
@@ -148,14 +149,14 @@ func TestStackKeyNeverDefined(t *testing.T) {
 // a sample without a stack record has its instruction pointer as its one
 // frame.
 func TestMissingEvent(t *testing.T) {
-	tr := newTrace()
-	tr.threads()
-	tr.stack(0, 90, 80, pid, tid, k1, u1)
-	tr.sample(0, 100, tid, u2)
-	tr.sample(0, 200, tid, u1)
-	tr.stack(0, 201, 200, pid, tid, u1, u3)
-	tr.keyRef(0, 250, 240, false, pid, tid+4, 0x55)
-	o := tr.join(t, nil)
+	tr := stacktest.New()
+	threads(tr)
+	tr.Stack(0, 90, 80, pid, tid, k1, u1)
+	tr.Sample(0, 100, tid, u2)
+	tr.Sample(0, 200, tid, u1)
+	tr.Stack(0, 201, 200, pid, tid, u1, u3)
+	tr.KeyRef(0, 250, 240, false, pid, tid+4, 0x55)
+	o := join(t, tr, nil)
 	require.Len(t, o.samples, 2)
 	assert.Equal(t, stacks.JoinNoStack, o.at(t, 100).Join)
 	assert.Equal(t, []uint64{u2}, o.addrs(t, 100))
@@ -167,17 +168,17 @@ func TestMissingEvent(t *testing.T) {
 // TestIdleAndSystem: the idle threads (tid 0 on every processor) are told
 // apart by processor; System's kernel stacks are whole stacks.
 func TestIdleAndSystem(t *testing.T) {
-	tr := newTrace()
-	tr.processRundown(0, 1, 4, "System")
-	tr.threadRundown(0, 2, 4, 8)
-	tr.sample(0, 100, 0, k1)
-	tr.sample(1, 101, 0, k2)
-	tr.stack(1, 102, 101, 0, 0, k2, k3)
-	tr.stack(0, 103, 100, 0, 0, k1, k3)
-	tr.sample(2, 110, 0, k3) // no stack
-	tr.sample(3, 120, 8, k1)
-	tr.stack(3, 121, 120, 4, 8, k1, k2)
-	o := tr.join(t, nil)
+	tr := stacktest.New()
+	tr.ProcessRundown(0, 1, 4, "System")
+	tr.ThreadRundown(0, 2, 4, 8)
+	tr.Sample(0, 100, 0, k1)
+	tr.Sample(1, 101, 0, k2)
+	tr.Stack(1, 102, 101, 0, 0, k2, k3)
+	tr.Stack(0, 103, 100, 0, 0, k1, k3)
+	tr.Sample(2, 110, 0, k3) // no stack
+	tr.Sample(3, 120, 8, k1)
+	tr.Stack(3, 121, 120, 4, 8, k1, k2)
+	o := join(t, tr, nil)
 	require.Len(t, o.samples, 4)
 	assert.Equal(t, []uint64{k1, k3}, o.addrs(t, 100))
 	assert.Equal(t, []uint64{k2, k3}, o.addrs(t, 101))
@@ -193,18 +194,18 @@ func TestIdleAndSystem(t *testing.T) {
 // frames in the kernel's 8-byte frames; its .NET runtime logs 4-byte
 // frames.
 func TestWOW64(t *testing.T) {
-	tr := newTrace()
-	tr.threads()
-	tr.sample(0, 100, tid, k1)
-	tr.stack(0, 101, 100, pid, tid, k1)
-	tr.stack(0, 102, 100, pid, tid, 0x7790_1000, 0x7790_2000, 0x0040_1000)
-	tr.clrEvent(0, 200, true, pid, tid)
-	tr.clrStack(0, 201, true, pid, tid, 0x0900_1000, 0x7790_2000)
-	alloc := func(r *record.Record) bool { return r.ProviderId == clrRuntime && r.EventDescriptor.Id == 10 }
-	o := tr.join(t, nil)
+	tr := stacktest.New()
+	threads(tr)
+	tr.Sample(0, 100, tid, k1)
+	tr.Stack(0, 101, 100, pid, tid, k1)
+	tr.Stack(0, 102, 100, pid, tid, 0x7790_1000, 0x7790_2000, 0x0040_1000)
+	tr.CLREvent(0, 200, true, pid, tid)
+	tr.CLRStack(0, 201, true, pid, tid, 0x0900_1000, 0x7790_2000)
+	alloc := func(r *record.Record) bool { return r.ProviderId == stacktest.CLRRuntime && r.EventDescriptor.Id == 10 }
+	o := join(t, tr, nil)
 	require.Len(t, o.samples, 1)
 	assert.Equal(t, []uint64{k1, 0x7790_1000, 0x7790_2000, 0x0040_1000}, o.addrs(t, 100))
-	o = tr.join(t, alloc)
+	o = join(t, tr, alloc)
 	require.Len(t, o.samples, 1)
 	assert.Equal(t, []uint64{0x0900_1000, 0x7790_2000}, o.addrs(t, 200))
 	assert.False(t, o.at(t, 200).CPUSample)
@@ -213,13 +214,13 @@ func TestWOW64(t *testing.T) {
 // Test32BitKernel: a 32-bit kernel's records have 4-byte frames, and its
 // kernel boundary is 0x80000000.
 func Test32BitKernel(t *testing.T) {
-	tr := newTrace()
-	tr.bits32 = true
-	tr.threads()
-	tr.sample(0, 100, tid, 0x8200_1000)
-	tr.stack(0, 101, 100, pid, tid, 0x8200_1000, 0x8200_2000)
-	tr.stack(0, 102, 100, pid, tid, 0x7700_1000)
-	o := tr.join(t, nil)
+	tr := stacktest.New()
+	tr.Bits32 = true
+	threads(tr)
+	tr.Sample(0, 100, tid, 0x8200_1000)
+	tr.Stack(0, 101, 100, pid, tid, 0x8200_1000, 0x8200_2000)
+	tr.Stack(0, 102, 100, pid, tid, 0x7700_1000)
+	o := join(t, tr, nil)
 	require.Len(t, o.samples, 1)
 	assert.Equal(t, []uint64{0x8200_1000, 0x8200_2000, 0x7700_1000}, o.addrs(t, 100))
 	assert.Equal(t, 1, o.j.Stats().Deferred, "the kernel part waited for the user part")
@@ -230,23 +231,23 @@ func Test32BitKernel(t *testing.T) {
 // images shared by every process, .NET methods, and nothing.
 func TestNamesFromTheTrace(t *testing.T) {
 	pdbGUID := uuid.MustParse("72482100-1c1c-4a03-aed8-c4c71c2e8d1d")
-	tr := newTrace()
-	tr.threads()
-	tr.imageID(0, 4, 0, 0xFFFFF800_00000000, 0x100000, 0x5010ADCB, pdbGUID, 2, "ntkrnlmp.pdb")
-	tr.image(0, 4, 3, 0, 0xFFFFF800_00000000, 0x100000, `\SystemRoot\system32\ntoskrnl.exe`)
-	tr.image(0, 5, 3, pid, 0x7FF6_0000_0000, 0x10000, `\Device\HarddiskVolume2\app\app.exe`)
-	tr.image(0, 6, 10, pid, 0x7FF7_0000_0000, 0x10000, `\Device\HarddiskVolume2\app\old.dll`)
-	tr.method(0, 7, false, 143, false, pid, tid, 0x7FF5_0000_1000, 0x100, "App.Program", "Main", "void  (class System.String[])")
-	tr.sample(0, 100, tid, 0x7FF7_0000_1234)
-	tr.stack(0, 101, 100, pid, tid, 0x7FF7_0000_1234, 0x7FF5_0000_1010, 0x7FF6_0000_2000, 0x1234)
-	tr.image(0, 150, 2, pid, 0x7FF7_0000_0000, 0x10000, `\Device\HarddiskVolume2\app\old.dll`)
-	tr.image(0, 160, 10, pid, 0x7FF7_0000_0000, 0x20000, `\Device\HarddiskVolume2\app\new.dll`)
-	tr.sample(0, 200, tid, 0x7FF7_0000_1234)
-	tr.stack(0, 201, 200, pid, tid, 0xFFFFF800_00000100, 0x7FF7_0000_1234, 0x7FF5_0000_1010, 0x7FF6_0000_2000, 0x1234)
-	tr.method(0, 300, true, 144, false, pid, tid, 0x7FF5_0000_2000, 0x100, "App.Later", "Run", "int32  ()")
-	tr.sample(0, 250, tid+4, 0x7FF5_0000_2080)
-	tr.stack(0, 251, 250, pid, tid+4, 0x7FF5_0000_2080, 0x7FF6_0000_1000)
-	o := tr.join(t, nil)
+	tr := stacktest.New()
+	threads(tr)
+	tr.ImageID(0, 4, 0, 0xFFFFF800_00000000, 0x100000, 0x5010ADCB, pdbGUID, 2, "ntkrnlmp.pdb")
+	tr.Image(0, 4, 3, 0, 0xFFFFF800_00000000, 0x100000, `\SystemRoot\system32\ntoskrnl.exe`)
+	tr.Image(0, 5, 3, pid, 0x7FF6_0000_0000, 0x10000, `\Device\HarddiskVolume2\app\app.exe`)
+	tr.Image(0, 6, 10, pid, 0x7FF7_0000_0000, 0x10000, `\Device\HarddiskVolume2\app\old.dll`)
+	tr.Method(0, 7, false, 143, false, pid, tid, 0x7FF5_0000_1000, 0x100, "App.Program", "Main", "void  (class System.String[])")
+	tr.Sample(0, 100, tid, 0x7FF7_0000_1234)
+	tr.Stack(0, 101, 100, pid, tid, 0x7FF7_0000_1234, 0x7FF5_0000_1010, 0x7FF6_0000_2000, 0x1234)
+	tr.Image(0, 150, 2, pid, 0x7FF7_0000_0000, 0x10000, `\Device\HarddiskVolume2\app\old.dll`)
+	tr.Image(0, 160, 10, pid, 0x7FF7_0000_0000, 0x20000, `\Device\HarddiskVolume2\app\new.dll`)
+	tr.Sample(0, 200, tid, 0x7FF7_0000_1234)
+	tr.Stack(0, 201, 200, pid, tid, 0xFFFFF800_00000100, 0x7FF7_0000_1234, 0x7FF5_0000_1010, 0x7FF6_0000_2000, 0x1234)
+	tr.Method(0, 300, true, 144, false, pid, tid, 0x7FF5_0000_2000, 0x100, "App.Later", "Run", "int32  ()")
+	tr.Sample(0, 250, tid+4, 0x7FF5_0000_2080)
+	tr.Stack(0, 251, 250, pid, tid+4, 0x7FF5_0000_2080, 0x7FF6_0000_1000)
+	o := join(t, tr, nil)
 	require.Len(t, o.samples, 3)
 	assert.Equal(t, []string{"old.dll!+0x1234", "App.Program.Main(class System.String[])", "app.exe!+0x2000", "?!0x1234"},
 		o.names(t, 100))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/internal/samples"
+	"github.com/etlkit/etlkit/internal/stacktest"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema/kernel"
 	"github.com/etlkit/etlkit/stacks"
@@ -131,7 +132,7 @@ func TestEventStacksSample(t *testing.T) {
 	var got []stacks.Sample
 	ticks := 0
 	isTick := func(r *record.Record) bool {
-		return r.EventDescriptor.Id == 10 && r.ProviderId == clrRuntime && !r.HeaderType.IsClassic()
+		return r.EventDescriptor.Id == 10 && r.ProviderId == stacktest.CLRRuntime && !r.HeaderType.IsClassic()
 	}
 	j := stacks.NewJoiner(stacks.Options{Select: isTick, Emit: func(s *stacks.Sample) { got = append(got, *s) }})
 	for r, err := range f.Events() {
