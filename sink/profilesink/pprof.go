@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -46,7 +47,8 @@ type funcKey struct{ name, file string }
 // Pprof builds the pprof profile: sample types samples/count and, when
 // there are CPU samples, cpu/nanoseconds (the default), with the
 // sampling interval as the period; one sample per stack and thread, with
-// labels process and thread (names) and numeric labels pid and tid; one
+// the labels process and thread (names), pid and tid (decimal: pprof
+// drops a numeric label of value 0, which the idle threads have); one
 // mapping per image (file, address range, build id: the PDB identity) and
 // per process's JIT code; a function per frame name (see stacks.Frame).
 // The mapping of the busiest process's executable comes first, since
@@ -83,9 +85,9 @@ func (p *Profile) Pprof() (*profile.Profile, error) {
 		if v.thread != "" {
 			s.Label["thread"] = []string{v.thread}
 		}
-		s.NumLabel = map[string][]int64{"tid": {int64(k.tid)}}
+		s.Label["tid"] = []string{strconv.FormatUint(uint64(k.tid), 10)}
 		if k.pidKnown {
-			s.NumLabel["pid"] = []int64{int64(k.pid)}
+			s.Label["pid"] = []string{strconv.FormatUint(uint64(k.pid), 10)}
 			busiest[k.pid] += v.count
 			names[k.pid] = v.process
 		}
