@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/etlkit/etlkit/etltest"
+	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/stacktest"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/stacks"
@@ -264,4 +266,56 @@ func TestNamesFromTheTrace(t *testing.T) {
 	require.NotNil(t, fr[2].Method)
 	assert.Nil(t, fr[2].Module, "JIT code lies in no image")
 	assert.Equal(t, "", fr[3].Module.BuildID(), "no identity, no TimeDateStamp: no build id")
+}
+
+// TestExtendedDataStacks: stacks an event carries in its extended data:
+// whole (MatchId 0), a kernel part whose user part Kernel-EventTracing
+// logs when the thread leaves the kernel, a stack-cache key, and 4-byte
+// frames.
+func TestExtendedDataStacks(t *testing.T) {
+	provider := uuid.MustParse("edd08927-9cc4-4e65-b970-c2560fb5c289")
+	eventTracing := uuid.MustParse("b675ec37-bdb6-4648-bc92-f3fdc74d3ca2")
+	ev := func(at int64, id uint16, prov uuid.UUID, ext ...etltest.ExtItem) *etltest.Event {
+		return &etltest.Event{ThreadId: tid, ProcessId: pid, TimeStamp: t0 + at, ProviderId: prov,
+			Descriptor: header.EventDescriptor{Id: id}, Ext: ext}
+	}
+	tr := stacktest.New()
+	threads(tr)
+	tr.Add(0, ev(100, 12, provider, etltest.ExtStackTrace64(0, k1, u1, u2)))
+	tr.Add(0, ev(200, 12, provider, etltest.ExtStackTrace64(7, k2, k3)))
+	tr.Add(0, ev(250, 12, provider, etltest.ExtStackTrace64(8, k3)))
+	tr.Add(0, ev(300, 18, eventTracing, etltest.ExtStackTrace64(7, u3, u1)))
+	tr.Add(0, ev(400, 12, provider, etltest.ExtStackKey64(0, 0xFFFFFA80_0000_1000)))
+	tr.Add(0, ev(500, 12, provider, etltest.ExtStackTrace32(0, 0x7790_1000, 0x7790_2000)))
+	tr.KeyDef(0, 600, 36, 0xFFFFFA80_0000_1000, k1, u2)
+	o := join(t, tr, func(r *record.Record) bool { return r.ProviderId == provider })
+	require.Len(t, o.samples, 5)
+	assert.Equal(t, []uint64{k1, u1, u2}, o.addrs(t, 100))
+	assert.Equal(t, []uint64{k2, k3, u3, u1}, o.addrs(t, 200), "the user part Kernel-EventTracing logs")
+	assert.Equal(t, []uint64{k3, u3, u1}, o.addrs(t, 250), "it serves every kernel part waiting on the thread")
+	assert.Equal(t, []uint64{k1, u2}, o.addrs(t, 400))
+	assert.Equal(t, []uint64{0x7790_1000, 0x7790_2000}, o.addrs(t, 500))
+	assert.EqualValues(t, pid, o.at(t, 100).PID)
+	assert.False(t, o.at(t, 100).CPUSample)
+}
+
+// TestSamplingInterval: each sample carries the interval in force; before
+// the trace states one, none, and Interval gives the one to use.
+func TestSamplingInterval(t *testing.T) {
+	interval := func(source, newInterval, oldInterval uint32) []byte {
+		return new(etltest.Payload).U32(source).U32(newInterval).U32(oldInterval).Bytes()
+	}
+	tr := stacktest.New()
+	threads(tr)
+	tr.Sample(0, 100, tid, u1)
+	tr.System(0, 150, 0x0F49, 2, tid, pid, interval(0, 5000, 10000)) // CollectionStart
+	tr.Sample(0, 200, tid, u1)
+	tr.System(0, 250, 0x0F48, 2, tid, pid, interval(1, 100, 5000)) // SetInterval of another source
+	tr.System(0, 260, 0x0F48, 2, tid, pid, interval(0, 20000, 5000))
+	tr.Sample(0, 300, tid, u1)
+	o := join(t, tr, nil)
+	assert.EqualValues(t, 0, o.at(t, 100).Interval)
+	assert.EqualValues(t, 5000, o.at(t, 200).Interval)
+	assert.EqualValues(t, 20000, o.at(t, 300).Interval)
+	assert.EqualValues(t, 5000, o.j.Interval(), "the first CollectionStart's")
 }
