@@ -280,6 +280,7 @@ type Joiner struct {
 
 	closed  bool
 	resolve map[resolveKey]Frame
+	addrs   []uint64 // Frames' own, apart from scratch: Emit may call it
 }
 
 type resolveKey struct {

@@ -43,8 +43,8 @@ func (j *Joiner) Frames(dst []Frame, id StackID) []Frame {
 		j.resolve = make(map[resolveKey]Frame)
 	}
 	s := j.stacks.stacks[id]
-	j.scratch = j.Addresses(j.scratch[:0], id)
-	for i, a := range j.scratch {
+	j.addrs = j.Addresses(j.addrs[:0], id)
+	for i, a := range j.addrs {
 		// Every frame but the first is a return address, which may lie
 		// just past the end of its caller when the call is the caller's
 		// last instruction: it is looked up one byte back.
