@@ -325,7 +325,7 @@ func TestPprof(t *testing.T) {
 	for _, s := range pr.Sample {
 		if leaf(s) == "App.Program.Work(int32)" {
 			assert.Equal(t, "[jit]", s.Location[0].Mapping.File)
-			assert.EqualValues(t, jitStart+0x20, s.Location[0].Address)
+			assert.Equal(t, uint64(jitStart+0x20), s.Location[0].Address)
 		}
 	}
 }
