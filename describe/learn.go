@@ -64,6 +64,9 @@ type Learner struct {
 	// the .NET type names, for the events that name types by id.
 	kernel kernel.State
 	types  dotnet.TypeNames
+	// manifestSet is the user's manifests NewTraceLearner was given, for
+	// DescribeOptions.
+	manifestSet *schema.Set
 }
 
 type mapKey struct {

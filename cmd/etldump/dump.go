@@ -16,8 +16,6 @@ import (
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
-	"github.com/etlkit/etlkit/schema/dotnet"
-	"github.com/etlkit/etlkit/schema/manifest"
 	"github.com/etlkit/etlkit/sink/textsink"
 )
 
@@ -40,12 +38,11 @@ type dumper struct {
 	inputs   []*input
 	filter   *filter.Filter
 	describe *describer
-	// manifests holds the events of the --manifest files, nil for none;
-	// trace what the inputs say of their own events, once learned.
+	// manifests holds the events of the --manifest files, nil for none.
 	manifests *schema.Set
-	trace     *schema.Set
-	// learned is the first pass that learned trace, with the inputs'
-	// kernel file and volume names and .NET type names.
+	// learned is the first pass over the inputs, once made: what they say
+	// of their own events, their kernel file and volume names and .NET
+	// type names.
 	learned  *describe.Learner
 	progress *progress
 	set      *etl.Set
@@ -58,15 +55,12 @@ func (d *dumper) fail(status int) {
 func (d *dumper) dump() int {
 	defer d.closeInputs()
 	if len(d.opts.manifests) > 0 {
-		set, err := manifest.LoadPaths(d.opts.manifests...)
+		set, err := describe.LoadManifests(d.opts.manifests...)
 		if err != nil {
 			fmt.Fprintf(d.stderr, "etldump: --manifest: %v\n", err)
 			d.fail(exitFatal)
 			return d.status
 		}
-		// .NET events read the same with the runtime's manifest as with
-		// the built-in tables.
-		dotnet.ApplyTraceEventConventions(set)
 		d.manifests = set
 	}
 	d.open()
@@ -82,11 +76,7 @@ func (d *dumper) dump() int {
 		// Event names come from the same sources as the output's, so
 		// --event-name matches what EventName shows: kernel, manifest and
 		// TraceLogging names alike.
-		var trace *schema.Set
-		if usesEventNames(&d.opts.session) {
-			trace = d.learnTrace()
-		}
-		names := newDescriber(false, trace, d.manifests, nil)
+		names := d.newDescriber(false, usesEventNames(&d.opts.session))
 		flt, err := filter.Compile(filter.Options{
 			TraceStart: d.traceStart(),
 			Lookup:     filter.Lookup{EventName: names.d.EventName},
@@ -200,8 +190,7 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 }
 
 func (d *dumper) records() {
-	trace := d.learnTrace()
-	d.describe = newDescriber(true, trace, d.manifests, d.learned)
+	d.describe = d.newDescriber(true, true)
 	if d.opts.format == "parquet" {
 		d.parquet()
 		return
@@ -316,7 +305,7 @@ func (d *dumper) printHeaders() {
 // header type, provider and event.
 func (d *dumper) stats() {
 	sum := textsink.NewSummary()
-	d.describe = newDescriber(false, d.learnTrace(), d.manifests, nil)
+	d.describe = d.newDescriber(false, true)
 	var ds describe.Description
 	d.each(func(r *record.Record) bool {
 		d.describe.describe(r, &ds)

@@ -18,7 +18,7 @@ func Example() {
 		return
 	}
 	defer f.Close()
-	names := describe.New(describe.Options{})
+	names, _ := describe.ForTrace(nil, f.Reader)
 	w, err := textsink.NewWriter(os.Stdout, textsink.Options{Format: textsink.JSONL})
 	if err != nil {
 		fmt.Println(err)
@@ -53,7 +53,7 @@ func ExampleEncoder() {
 		return
 	}
 	defer f.Close()
-	names := describe.New(describe.Options{})
+	names, _ := describe.ForTrace(nil, f.Reader)
 	enc, err := textsink.NewEncoder(textsink.Options{Format: textsink.Text})
 	if err != nil {
 		fmt.Println(err)

@@ -7,13 +7,15 @@
 // and event names, and the payload decoded into named values where a
 // schema is known; a record without one keeps its payload as hex.
 //
+//	names, _ := describe.ForTrace(nil, f.Reader)
 //	w, err := textsink.NewWriter(os.Stdout, textsink.Options{Format: textsink.JSONL})
 //	…
+//	var desc describe.Description
 //	for rec, err := range f.Events() {
 //		if err != nil {
 //			continue
 //		}
-//		d.Describe(rec, &desc, true)
+//		names.Describe(rec, &desc, true)
 //		if err := w.Write(rec, &desc); err != nil {
 //			return err
 //		}
