@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"strings"
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
@@ -94,6 +95,50 @@ type Stats struct {
 // Damaged reports whether anything was skipped or cut.
 func (s *Stats) Damaged() bool {
 	return s.ErrorCount > 0 || s.Truncated
+}
+
+// DamageSummary says in one line how much a damaged pass lost and where
+// the first damage is, for a log line or a person with a hex viewer:
+//
+//	offset 0x1048: damaged: 1 buffer skipped, 2 records skipped; 1830 records read; first: buffer 3: …
+//
+// It is "" when nothing was damaged.
+func (s *Stats) DamageSummary() string {
+	if !s.Damaged() {
+		return ""
+	}
+	var parts []string
+	plural := func(n int, one, many string) {
+		if n == 1 {
+			parts = append(parts, "1 "+one)
+		} else if n > 1 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		}
+	}
+	plural(s.BuffersSkipped, "buffer skipped", "buffers skipped")
+	plural(s.RecordsSkipped, "record skipped", "records skipped")
+	plural(s.BuffersCut, "buffer cut short", "buffers cut short")
+	if s.Truncated {
+		parts = append(parts, "the file ends inside its last buffer")
+	}
+	if len(parts) == 0 {
+		plural(s.ErrorCount, "error", "errors")
+	}
+	var off int64
+	first := ""
+	if len(s.Errors) > 0 {
+		off = s.Errors[0].Offset
+		// The notice of a last buffer cut by the end of the file says
+		// what "the file ends inside its last buffer" already says.
+		if fe := s.Errors[0]; !(s.Truncated && fe.Buffer == s.Buffers-1 && errors.Is(fe, ErrTruncated)) {
+			first = fe.Detail()
+		}
+	}
+	msg := fmt.Sprintf("offset 0x%x: damaged: %s; %d records read", off, strings.Join(parts, ", "), s.Records)
+	if first != "" {
+		msg += "; first: " + first
+	}
+	return msg
 }
 
 // add sums o's counts into s; ZeroTail and Truncated are set when either

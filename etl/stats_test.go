@@ -38,3 +38,28 @@ func TestStatsAdd(t *testing.T) {
 	assert.Equal(t, int64(2), sum.Errors[40].Offset)
 	assert.True(t, sum.Damaged())
 }
+
+// TestDamageSummary: the one line a damaged pass gives, and none for a
+// clean one.
+func TestDamageSummary(t *testing.T) {
+	f, err := Open("../testdata/etl/damaged.etl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for range f.Events() {
+	}
+	assert.Equal(t, "offset 0x10d8: damaged: 2 buffers skipped, 2 buffers cut short, the file ends inside its last buffer; 29 records read; "+
+		"first: buffer 2: record: unknown record header type: marker 0x12345678 is not a trace header", f.Stats().DamageSummary())
+
+	clean, err := Open("../testdata/etl/kernel64.etl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer clean.Close()
+	for range clean.Events() {
+	}
+	assert.Equal(t, "", clean.Stats().DamageSummary())
+	s := Stats{ErrorCount: 1, Records: 3, Errors: []*FormatError{{Offset: 0x40, Buffer: -1, Reason: "odd"}}}
+	assert.Equal(t, "offset 0x40: damaged: 1 error; 3 records read; first: odd", s.DamageSummary())
+}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/etlkit/etlkit/describe"
@@ -242,44 +241,7 @@ func (d *dumper) reportDamage(name string, st *etl.Stats) {
 		return
 	}
 	d.fail(exitDamaged)
-	fmt.Fprintln(d.stderr, damageSummary(name, st))
-}
-
-// damageSummary says in one line how much was lost and where the first
-// damage is, so that a user can look there with a hex viewer.
-func damageSummary(name string, st *etl.Stats) string {
-	var parts []string
-	plural := func(n int, one, many string) {
-		if n == 1 {
-			parts = append(parts, "1 "+one)
-		} else if n > 1 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, many))
-		}
-	}
-	plural(st.BuffersSkipped, "buffer skipped", "buffers skipped")
-	plural(st.RecordsSkipped, "record skipped", "records skipped")
-	plural(st.BuffersCut, "buffer cut short", "buffers cut short")
-	if st.Truncated {
-		parts = append(parts, "the file ends inside its last buffer")
-	}
-	if len(parts) == 0 {
-		plural(st.ErrorCount, "error", "errors")
-	}
-	var off int64
-	first := ""
-	if len(st.Errors) > 0 {
-		off = st.Errors[0].Offset
-		// The notice of a last buffer cut by the end of the file says
-		// what "the file ends inside its last buffer" already says.
-		if fe := st.Errors[0]; !(st.Truncated && fe.Buffer == st.Buffers-1 && errors.Is(fe, etl.ErrTruncated)) {
-			first = fe.Detail()
-		}
-	}
-	msg := fmt.Sprintf("etldump: %s: offset 0x%x: damaged: %s; %d records read", name, off, strings.Join(parts, ", "), st.Records)
-	if first != "" {
-		msg += "; first: " + first
-	}
-	return msg
+	fmt.Fprintf(d.stderr, "etldump: %s: %s\n", name, st.DamageSummary())
 }
 
 // printHeaders is --header: each file's logfile header, a blank line
