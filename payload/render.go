@@ -412,7 +412,7 @@ func appendHexArray(dst []byte, kids []Value, f *Field) ([]byte, bool) {
 		p += 3
 		// The digits as appendHex writes them, written out here: shared
 		// through a function, which the compiler does not inline, they
-		// cost 1.3% more instructions on the jsonl of a .NET trace.
+		// would cost a call per element of every array.
 		n := max((bits.Len64(x)+3)/4, 1)
 		lo := hexUpper8(bits.ReverseBytes32(uint32(x)))
 		if n <= 8 {

@@ -38,8 +38,8 @@ const (
 	// iterating side decodes the rest of a larger buffer itself. Memory
 	// stays in proportion to the ring whatever the buffer holds, and a
 	// 64 KiB buffer of ~500 records is shared between the two sides, whose
-	// arrays then stay small enough for the cache: on the 1 GiB benchmark
-	// trace 128–256 took ~15% less CPU than 1024, 48–96 more.
+	// arrays then stay small enough for the cache (PERFORMANCE.md has the
+	// sizes tried).
 	MaxPredecoded = 256
 	// minParallelBuffers: below this many session buffers in the file, the
 	// goroutine costs more than it saves.

@@ -107,8 +107,8 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 // quotedNames remembers the ProviderName and EventName members of lines,
 // as JSON. The names of a trace are few and each is one string held by its
 // schema, so a slot chosen by where the event name lives nearly always
-// holds the pair already; quoting them anew costs a test a character,
-// which on names of 20 to 40 characters was a tenth of the cost of a line.
+// holds the pair already; quoting them anew costs a test a character, a
+// large part of a short line.
 type quotedNames struct {
 	slots [64]quotedName
 }
