@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/guid"
+	"github.com/etlkit/etlkit/internal/digits"
 	"github.com/etlkit/etlkit/record/activity"
 )
 
@@ -166,7 +167,7 @@ func appendActivityFields(dst []byte, a *activity.Activity) []byte {
 	dst = jsonTime(dst, "Start", a.Start)
 	if d, ok := a.Duration(); ok {
 		dst = jsonTime(dst, "Stop", a.Stop)
-		dst = appendInt(jsonField(dst, "DurationNs"), int64(d))
+		dst = digits.AppendInt(jsonField(dst, "DurationNs"), int64(d))
 	} else {
 		dst = jsonTime(dst, "LastSeen", a.Last)
 	}

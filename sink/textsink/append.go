@@ -99,7 +99,7 @@ type rawCache struct {
 
 func (c *rawCache) append(dst []byte, v int64) []byte {
 	if v < 10000 {
-		return appendInt(dst, v)
+		return digits.AppendInt(dst, v)
 	}
 	high := v / 10000
 	if c.prefix == nil || high != c.high {
@@ -272,11 +272,4 @@ func appendJSONBytes(dst []byte, s []byte) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
-}
-
-func appendInt(dst []byte, v int64) []byte {
-	if v < 0 {
-		return appendUint(append(dst, '-'), uint64(-v))
-	}
-	return appendUint(dst, uint64(v))
 }

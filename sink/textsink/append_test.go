@@ -87,7 +87,8 @@ func TestNumberFormatting(t *testing.T) {
 		assert.Equal(t, fmt.Sprintf("x0x%016x", v), string(appendHex16([]byte("x"), v)))
 	}
 	for _, v := range []int64{0, -1, -42, -99, -100, 1944427877538, -1 << 63, 1<<63 - 1} {
-		assert.Equal(t, "x"+strconv.FormatInt(v, 10), string(appendInt([]byte("x"), v)))
+		var c rawCache
+		assert.Equal(t, "x"+strconv.FormatInt(v, 10), string(c.append([]byte("x"), v)))
 	}
 }
 
