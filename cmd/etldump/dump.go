@@ -34,6 +34,9 @@ type dumper struct {
 	line   []byte // reused for every record
 	err    error  // the first write error
 	status int
+	// writing is set once the output is being written: what fails
+	// before (no input opened, a bad manifest or filter) writes nothing.
+	writing bool
 
 	inputs   []*input
 	filter   *filter.Filter
@@ -73,6 +76,7 @@ func (d *dumper) dump() int {
 	}
 	d.line = make([]byte, 0, 4096)
 	if d.opts.view == "header" {
+		d.writing = true
 		d.printHeaders()
 		return d.status
 	}
@@ -97,6 +101,7 @@ func (d *dumper) dump() int {
 		d.filter = flt
 	}
 	d.progress = newProgress(d.opts.progress, d.stderr, d.inputs, d.opts.order != "file")
+	d.writing = true
 	switch d.opts.view {
 	case "count":
 		d.count()
