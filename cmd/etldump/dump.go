@@ -59,9 +59,19 @@ func (d *dumper) fail(status int) {
 func (d *dumper) dump() int {
 	defer d.closeInputs()
 	if len(d.opts.manifests) > 0 {
-		set, err := manifest.LoadPaths(d.opts.manifests...)
-		if err != nil {
+		set, err := manifest.LoadPaths(manifest.Options{Warn: func(err error) {
 			fmt.Fprintf(d.stderr, "etldump: --manifest: %v\n", err)
+		}}, d.opts.manifests...)
+		if err != nil {
+			// A manifest named on its own must be read; each refusal is
+			// said.
+			errs := []error{err}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				errs = j.Unwrap()
+			}
+			for _, e := range errs {
+				fmt.Fprintf(d.stderr, "etldump: --manifest: %v\n", e)
+			}
 			d.fail(exitFatal)
 			return d.status
 		}
