@@ -293,10 +293,8 @@ func (d *dumper) reportDamage(name string, st *etl.Stats) {
 func damageSummary(name string, st *etl.Stats) string {
 	var parts []string
 	plural := func(n int, one, many string) {
-		if n == 1 {
-			parts = append(parts, "1 "+one)
-		} else if n > 1 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		if n > 0 {
+			parts = append(parts, counted(n, one, many))
 		}
 	}
 	plural(st.BuffersSkipped, "buffer skipped", "buffers skipped")
@@ -318,11 +316,19 @@ func damageSummary(name string, st *etl.Stats) string {
 			first = errorReason(fe)
 		}
 	}
-	msg := fmt.Sprintf("etldump: %s: offset 0x%x: damaged: %s; %d records read", name, off, strings.Join(parts, ", "), st.Records)
+	msg := fmt.Sprintf("etldump: %s: offset 0x%x: damaged: %s; %s read", name, off, strings.Join(parts, ", "), counted(st.Records, "record", "records"))
 	if first != "" {
 		msg += "; first: " + first
 	}
 	return msg
+}
+
+// counted is a count with its noun: "1 record", "2 records", "0 records".
+func counted[N int | int64 | uint32](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // errorReason is a FormatError without its offset, which the message

@@ -108,7 +108,7 @@ func (d *dumper) copyRecords(w *etlsink.Writer, s *etlsink.Session) error {
 		}
 	}
 	if refused > 0 {
-		fmt.Fprintf(d.stderr, "etldump: -o %s: %d records could not be written; first: %v\n", d.opts.output, refused, first)
+		fmt.Fprintf(d.stderr, "etldump: -o %s: %s could not be written; first: %v\n", d.opts.output, counted(refused, "record", "records"), first)
 		d.fail(exitDamaged)
 	}
 	return nil
