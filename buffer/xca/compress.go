@@ -49,6 +49,10 @@ func hash4(v uint32) uint32 {
 func CompressLZ77(dst, src []byte) []byte {
 	m := matcherPool.Get().(*matcher)
 	defer matcherPool.Put(m)
+	return m.compress(dst, src)
+}
+
+func (m *matcher) compress(dst, src []byte) []byte {
 	if int64(m.base)+int64(len(src))+lz77MaxOffset >= 1<<31-1 {
 		clear(m.table[:])
 		m.base = 0
@@ -71,10 +75,11 @@ func CompressLZ77(dst, src []byte) []byte {
 		slot[1], slot[0] = slot[0], int32(i+base)
 		limit := min(n-i-4, lz77MaxMatch-4)
 		l, cand := 0, 0
-		if c0 >= 0 && i-c0 <= lz77MaxOffset && binary.LittleEndian.Uint32(src[c0:]) == v {
+		// A candidate is an earlier position, at most lz77MaxOffset back.
+		if c0 >= 0 && uint(i-c0-1) < lz77MaxOffset && binary.LittleEndian.Uint32(src[c0:]) == v {
 			l, cand = 4+matchLen(src[c0+4:], src[i+4:], limit), c0
 		}
-		if c1 >= 0 && i-c1 <= lz77MaxOffset && binary.LittleEndian.Uint32(src[c1:]) == v && l < 4+limit {
+		if c1 >= 0 && uint(i-c1-1) < lz77MaxOffset && binary.LittleEndian.Uint32(src[c1:]) == v && l < 4+limit {
 			if l1 := 4 + matchLen(src[c1+4:], src[i+4:], limit); l1 > l {
 				l, cand = l1, c1
 			}
