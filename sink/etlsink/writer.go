@@ -13,12 +13,14 @@
 // sequence number, its processor, its Offset and SavedOffset at the end of
 // its records and its TimeStamp at its latest record, so that a reader that
 // merges the processors' streams by time gets the records back in the order
-// they were written.
+// they were written. A trace of a compressed session is written
+// compressed, as ETW's relogger writes one (see Options.Compression).
 //
 // Memory stays bounded: one buffer per processor being written, within
-// Options.MemoryLimit, and at most four batches of 1 MiB (or of one buffer
+// Options.MemoryLimit, at most four batches of 1 MiB (or of one buffer
 // each, when buffers are larger) of finished buffers on their way to the
-// file. The output must be an io.WriteSeeker (a file):
+// file, and when compressing one buffer more to compress into. Buffers are
+// at most Options.MaxBufferSize, whatever the input's. The output must be an io.WriteSeeker (a file):
 // Close goes back to the header buffer to record how many buffers were
 // written and when the trace ends.
 package etlsink
