@@ -98,12 +98,7 @@ type File struct {
 //
 // An error is an *fs.PathError naming name.
 func Create(name string, opts Options) (*File, error) {
-	target := name
-	if st, err := os.Lstat(name); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-		if t, err := filepath.EvalSymlinks(name); err == nil {
-			target = t
-		}
-	}
+	target := resolveLinks(name)
 	st, err := os.Stat(target)
 	switch {
 	case err == nil && st.IsDir():
@@ -138,6 +133,26 @@ func Create(name string, opts Options) (*File, error) {
 		return out, nil
 	}
 	return nil, &fs.PathError{Op: "create", Path: name, Err: errors.New("no free name for a temporary file")}
+}
+
+// resolveLinks follows name while it is a symbolic link, to the file it
+// points to, which need not exist yet (as os.Create would make it).
+func resolveLinks(name string) string {
+	for range 40 { // as many links as Linux follows
+		st, err := os.Lstat(name)
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			return name
+		}
+		to, err := os.Readlink(name)
+		if err != nil {
+			return name
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(name), to)
+		}
+		name = to
+	}
+	return name
 }
 
 // renamed gives err the output's name in place of the file the system

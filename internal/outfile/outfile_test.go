@@ -145,6 +145,25 @@ func TestSymlinkKeepsTheLink(t *testing.T) {
 	assert.NotZero(t, st.Mode()&fs.ModeSymlink, "the link is still a link")
 	b, _ := os.ReadFile(target)
 	assert.Equal(t, "new", string(b), "the file it points to is replaced")
+
+	// A link to a file that is not there yet makes it, through a second
+	// link and a relative path.
+	sub := filepath.Join(dir, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	require.NoError(t, os.Symlink(filepath.Join("sub", "made.txt"), filepath.Join(dir, "dangling.txt")))
+	require.NoError(t, os.Symlink("dangling.txt", filepath.Join(dir, "chain.txt")))
+	f, err = Create(filepath.Join(dir, "chain.txt"), Options{})
+	require.NoError(t, err)
+	_, err = f.Write([]byte("made"))
+	require.NoError(t, err)
+	require.NoError(t, f.Commit())
+	b, _ = os.ReadFile(filepath.Join(sub, "made.txt"))
+	assert.Equal(t, "made", string(b))
+	for _, l := range []string{"dangling.txt", "chain.txt"} {
+		st, err := os.Lstat(filepath.Join(dir, l))
+		require.NoError(t, err)
+		assert.NotZero(t, st.Mode()&fs.ModeSymlink, "%s is still a link", l)
+	}
 }
 
 // A device is written in place: renaming a file over /dev/null would
