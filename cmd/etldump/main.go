@@ -149,7 +149,7 @@ func write(opts *options, stdout, stderr io.Writer) int {
 	if err := d.w.Flush(); err != nil && !isClosedPipe(err) && d.err == nil {
 		d.err = err
 	}
-	if file != nil && d.err == nil && d.writing {
+	if file != nil && d.err == nil && d.writing && !(status == exitFatal && isEmpty(file)) {
 		if err := file.Commit(); err != nil {
 			d.err = err
 		}
@@ -159,6 +159,13 @@ func write(opts *options, stdout, stderr io.Writer) int {
 		return exitFatal
 	}
 	return status
+}
+
+// isEmpty reports an output that nothing was written to: a run that
+// failed without writing leaves no empty file in place of one that was.
+func isEmpty(f *outfile.File) bool {
+	st, err := f.File().Stat()
+	return err == nil && st.Size() == 0
 }
 
 // isClosedPipe reports the error a write gets once the reader has gone,
