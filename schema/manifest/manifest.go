@@ -81,8 +81,9 @@ type Options struct {
 	// Strict refuses a manifest for any problem mc, the SDK's manifest
 	// compiler, refuses it for where decoding depends on it: every type,
 	// template, map, task, opcode, level, keyword and channel an element
-	// names must exist, and every string and binary field must have a
-	// length that is a number or the name of an earlier integer field.
+	// names must exist, every win:Binary must have a length, and every
+	// length and count must be a number or the name of an earlier integer
+	// field.
 	//
 	// Otherwise many real manifests are read that mc would refuse (those
 	// dumped from TDH by PerfView and others use levels such as
