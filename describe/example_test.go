@@ -70,7 +70,7 @@ func ExampleForTrace_manifest() {
 		return
 	}
 	defer f.Close()
-	manifests, err := describe.LoadManifests("testdata/example.man")
+	manifests, err := describe.LoadManifests(nil, "testdata/example.man")
 	if err != nil {
 		fmt.Println(err)
 		return

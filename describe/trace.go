@@ -19,16 +19,21 @@ type TraceOptions struct {
 }
 
 // LoadManifests reads instrumentation manifests for TraceOptions: each
-// path is a manifest file (.man or .xml) or a directory of them (see
-// manifest.LoadPaths). Events of the .NET runtime's providers are named
-// and laid out as the built-in tables name them.
-func LoadManifests(paths ...string) (*schema.Set, error) {
-	set, err := manifest.LoadPaths(paths...)
-	if err != nil {
-		return nil, err
+// path is a manifest file (.man or .xml) or a directory of them, read as
+// manifest.LoadPaths reads them with opts (nil for the defaults). Events of
+// the .NET runtime's providers are named and laid out as the built-in
+// tables name them. The set holds what could be read, also when the error
+// says what could not.
+func LoadManifests(opts *manifest.Options, paths ...string) (*schema.Set, error) {
+	var o manifest.Options
+	if opts != nil {
+		o = *opts
 	}
-	dotnet.ApplyTraceEventConventions(set)
-	return set, nil
+	set, err := manifest.LoadPaths(o, paths...)
+	if set != nil {
+		dotnet.ApplyTraceEventConventions(set)
+	}
+	return set, err
 }
 
 // ForTrace returns a Describer for the records of one or more traces read

@@ -65,7 +65,7 @@ func TestForTraceIsTheWholePipeline(t *testing.T) {
 			var opts *describe.TraceOptions
 			var set *schema.Set
 			if c.manifests {
-				set, err = describe.LoadManifests(samples.ManifestPath(t, "ClrEtwAll.man"))
+				set, err = describe.LoadManifests(nil, samples.ManifestPath(t, "ClrEtwAll.man"))
 				require.NoError(t, err)
 				opts = &describe.TraceOptions{Manifests: set}
 			}

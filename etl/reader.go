@@ -21,6 +21,7 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/internal/digits"
 	"github.com/etlkit/etlkit/internal/fileorder"
 	"github.com/etlkit/etlkit/order"
 	"github.com/etlkit/etlkit/record"
@@ -102,6 +103,8 @@ func (s *Stats) Damaged() bool {
 //
 //	offset 0x1048: damaged: 1 buffer skipped, 2 records skipped; 1830 records read; first: buffer 3: …
 //
+// A count of one takes the singular.
+//
 // It is "" when nothing was damaged.
 func (s *Stats) DamageSummary() string {
 	if !s.Damaged() {
@@ -109,10 +112,8 @@ func (s *Stats) DamageSummary() string {
 	}
 	var parts []string
 	plural := func(n int, one, many string) {
-		if n == 1 {
-			parts = append(parts, "1 "+one)
-		} else if n > 1 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		if n > 0 {
+			parts = append(parts, digits.Counted(n, one, many))
 		}
 	}
 	plural(s.BuffersSkipped, "buffer skipped", "buffers skipped")
@@ -134,7 +135,7 @@ func (s *Stats) DamageSummary() string {
 			first = fe.Detail()
 		}
 	}
-	msg := fmt.Sprintf("offset 0x%x: damaged: %s; %d records read", off, strings.Join(parts, ", "), s.Records)
+	msg := fmt.Sprintf("offset 0x%x: damaged: %s; %s read", off, strings.Join(parts, ", "), digits.Counted(s.Records, "record", "records"))
 	if first != "" {
 		msg += "; first: " + first
 	}

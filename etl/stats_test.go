@@ -62,4 +62,8 @@ func TestDamageSummary(t *testing.T) {
 	assert.Equal(t, "", clean.Stats().DamageSummary())
 	s := Stats{ErrorCount: 1, Records: 3, Errors: []*FormatError{{Offset: 0x40, Buffer: -1, Reason: "odd"}}}
 	assert.Equal(t, "offset 0x40: damaged: 1 error; 3 records read; first: odd", s.DamageSummary())
+	s = Stats{Records: 1, BuffersSkipped: 1, RecordsSkipped: 1, BuffersCut: 1, ErrorCount: 3}
+	assert.Equal(t, "offset 0x0: damaged: 1 buffer skipped, 1 record skipped, 1 buffer cut short; 1 record read", s.DamageSummary())
+	s = Stats{Records: 2, BuffersSkipped: 2, RecordsSkipped: 3, Truncated: true, ErrorCount: 5}
+	assert.Equal(t, "offset 0x0: damaged: 2 buffers skipped, 3 records skipped, the file ends inside its last buffer; 2 records read", s.DamageSummary())
 }

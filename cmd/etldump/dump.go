@@ -15,6 +15,7 @@ import (
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
+	"github.com/etlkit/etlkit/schema/manifest"
 	"github.com/etlkit/etlkit/sink/textsink"
 )
 
@@ -33,6 +34,9 @@ type dumper struct {
 	line   []byte // reused for every record
 	err    error  // the first write error
 	status int
+	// writing is set once the output is being written: what fails
+	// before (no input opened, a bad manifest or filter) writes nothing.
+	writing bool
 
 	inputs   []*input
 	filter   *filter.Filter
@@ -54,9 +58,19 @@ func (d *dumper) fail(status int) {
 func (d *dumper) dump() int {
 	defer d.closeInputs()
 	if len(d.opts.manifests) > 0 {
-		set, err := describe.LoadManifests(d.opts.manifests...)
-		if err != nil {
+		set, err := describe.LoadManifests(&manifest.Options{Warn: func(err error) {
 			fmt.Fprintf(d.stderr, "etldump: --manifest: %v\n", err)
+		}}, d.opts.manifests...)
+		if err != nil {
+			// A manifest named on its own must be read; each refusal is
+			// said.
+			errs := []error{err}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				errs = j.Unwrap()
+			}
+			for _, e := range errs {
+				fmt.Fprintf(d.stderr, "etldump: --manifest: %v\n", e)
+			}
 			d.fail(exitFatal)
 			return d.status
 		}
@@ -68,6 +82,7 @@ func (d *dumper) dump() int {
 	}
 	d.line = make([]byte, 0, 4096)
 	if d.opts.view == "header" {
+		d.writing = true
 		d.printHeaders()
 		return d.status
 	}
@@ -88,6 +103,7 @@ func (d *dumper) dump() int {
 		d.filter = flt
 	}
 	d.progress = newProgress(d.opts.progress, d.stderr, d.inputs, d.opts.order != "file")
+	d.writing = true
 	switch d.opts.view {
 	case "count":
 		d.count()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/filter"
+	"github.com/etlkit/etlkit/internal/digits"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -85,11 +86,11 @@ func (d *dumper) learnTrace() *describe.Learner {
 		}
 	}
 	if n := l.Stats().Errors; n > maxLearnWarnings {
-		fmt.Fprintf(d.stderr, "etldump: %d more metadata records could not be used\n", n-maxLearnWarnings)
+		fmt.Fprintf(d.stderr, "etldump: %s could not be used\n", digits.Counted(n-maxLearnWarnings, "more metadata record", "more metadata records"))
 	}
 	for _, p := range l.Pending() {
-		fmt.Fprintf(d.stderr, "etldump: EventSource manifest of provider %v (process %d) incomplete: %d of %d chunks\n",
-			p.Provider, p.ProcessID, p.Have, p.Total)
+		fmt.Fprintf(d.stderr, "etldump: EventSource manifest of provider %v (process %d) incomplete: %d of %s\n",
+			p.Provider, p.ProcessID, p.Have, digits.Counted(p.Total, "chunk", "chunks"))
 	}
 	d.learned = l
 	return l

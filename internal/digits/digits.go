@@ -92,3 +92,11 @@ func Hex8(w uint32, upper bool) uint64 {
 	}
 	return n + 0x3030303030303030 + above9*letters
 }
+
+// Counted is a count with its noun: "1 record", "2 records", "0 records".
+func Counted[N int | int64 | uint32](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return string(AppendInt(nil, int64(n))) + " " + many
+}

@@ -58,3 +58,18 @@ func TestHex8MatchesFmt(t *testing.T) {
 		}
 	}
 }
+
+func TestCounted(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{Counted(0, "record", "records"), "0 records"},
+		{Counted(1, "record", "records"), "1 record"},
+		{Counted(2, "record", "records"), "2 records"},
+		{Counted(int64(1), "byte", "bytes"), "1 byte"},
+		{Counted(uint32(4294967295), "chunk", "chunks"), "4294967295 chunks"},
+		{Counted(-3, "x", "xs"), "-3 xs"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

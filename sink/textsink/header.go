@@ -8,6 +8,7 @@ import (
 
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/internal/digits"
 	"github.com/etlkit/etlkit/payload"
 )
 
@@ -124,7 +125,7 @@ func headerFields(f *etl.File) []kv {
 		{"File", f.Name, ""},
 		{"Wrapper", wrapper, ""},
 		{"Container", container, ""},
-		{"Size", f.Size(), fmt.Sprintf("%d bytes", f.Size())},
+		{"Size", f.Size(), digits.Counted(f.Size(), "byte", "bytes")},
 		{"HeaderType", headerType, ""},
 		{"LoggerName", lh.LoggerName, ""},
 		{"LogFileName", lh.LogFileName, ""},
