@@ -8,17 +8,14 @@ import (
 
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/etltest"
+	"github.com/etlkit/etlkit/internal/packettest"
 	"github.com/etlkit/etlkit/packets"
 	"github.com/etlkit/etlkit/record"
 )
 
 // session is the session of the traces the tests build: QPC at 10 MHz, so
 // that a raw tick is 100 ns.
-func session() etltest.Session {
-	s := etltest.DefaultSession()
-	s.DataBuffer.ProcIndex = true
-	return s
-}
+func session() etltest.Session { return packettest.NDISSession() }
 
 // fileTime is the FILETIME of raw timestamp ts in session().
 func fileTime(ts int64) int64 {

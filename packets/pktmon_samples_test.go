@@ -7,43 +7,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/internal/packettest"
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/packets"
-	"github.com/etlkit/etlkit/payload"
 )
-
-// pmFields is a PktMon packet event as the trace's own metadata decodes
-// it, independently of the offsets the package reads at.
-type pmFields struct {
-	dirTag, packetType, componentID string
-	original, logged                uint64
-	payload                         []byte
-}
-
-func decodedFields(t *testing.T, vals []payload.Value) pmFields {
-	var f pmFields
-	for _, v := range vals {
-		switch v.Name() {
-		case "DirTag":
-			f.dirTag, _ = v.MapName()
-		case "PacketType":
-			f.packetType, _ = v.MapName()
-		case "ComponentId":
-			f.componentID = v.String()
-		case "OriginalPayloadSize":
-			f.original = v.Uint()
-		case "LoggedPayloadSize":
-			f.logged = v.Uint()
-		case "Payload":
-			f.payload = append([]byte(nil), v.Bytes()...)
-		}
-	}
-	require.NotEmpty(t, f.dirTag)
-	require.NotEmpty(t, f.packetType)
-	return f
-}
 
 // Every packet event of the shared PktMon captures is one packet, whose
 // bytes, lengths, time, direction, component and link type are what the
@@ -62,17 +30,11 @@ func TestPktMonSamples(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := samples.Path(t, c.name)
+			events := packettest.ReadPktMon(t, path)
 			f, err := etl.Open(path)
 			require.NoError(t, err)
 			defer f.Close()
-			l := describe.NewLearner()
-			for r, err := range f.Records() {
-				require.NoError(t, err)
-				l.Learn(r)
-			}
-			z := describe.New(describe.Options{Trace: l.Set()})
 			conv := packets.New(packets.Options{})
-			var ds describe.Description
 			n, drops := 0, 0
 			links := map[packets.LinkType]int{}
 			for r, err := range f.Events() {
@@ -84,47 +46,42 @@ func TestPktMonSamples(t *testing.T) {
 				if !ok {
 					continue
 				}
+				require.Less(t, n, len(events))
+				want := events[n]
 				n++
-				z.Describe(r, &ds, true)
-				require.True(t, ds.Decoded, "%v", ds.Err)
-				want := decodedFields(t, ds.Fields)
-				assert.Equal(t, want.payload, p.Data)
-				assert.EqualValues(t, want.logged, len(p.Data))
-				assert.EqualValues(t, want.original, p.OriginalLength)
-				ft, _ := r.FileTime()
-				assert.Equal(t, ft, p.FileTime)
+				assert.Equal(t, want.Payload, p.Data)
+				assert.EqualValues(t, want.Logged, len(p.Data))
+				assert.EqualValues(t, want.Original, p.OriginalLength)
+				assert.Equal(t, want.FileTime, p.FileTime)
 				ifc := conv.Interfaces()[p.Interface]
-				assert.Equal(t, want.componentID, itoa(ifc.ComponentID))
-				switch want.dirTag {
+				assert.EqualValues(t, want.ComponentID, ifc.ComponentID)
+				switch want.DirTag {
 				case "Rx", "In", "Ingress":
 					assert.Equal(t, packets.Inbound, p.Direction)
 				case "Tx", "Out", "Egress":
 					assert.Equal(t, packets.Outbound, p.Direction)
 				default:
-					t.Fatalf("DirTag %q", want.dirTag)
+					t.Fatalf("DirTag %q", want.DirTag)
 				}
-				// The link type the type calls for; a Wi-Fi type whose
-				// bytes carry an EtherType at 12-13 is an Ethernet frame.
 				wantLink := map[string]packets.LinkType{"Ethernet": packets.LinkTypeEthernet,
-					"WiFi": packets.LinkTypeIEEE80211, "IP": packets.LinkTypeRaw}[want.packetType]
-				if want.packetType == "WiFi" && len(p.Data) > 14 {
-					switch uint16(p.Data[12])<<8 | uint16(p.Data[13]) {
-					case 0x0800, 0x86DD, 0x0806, 0x888E, 0x8100:
-						wantLink = packets.LinkTypeEthernet
-					}
+					"WiFi": packets.LinkTypeIEEE80211, "IP": packets.LinkTypeRaw}[want.PacketType]
+				if want.PacketType == "WiFi" && packettest.IsEthernetBytes(want.Payload) {
+					wantLink = packets.LinkTypeEthernet
 				}
-				require.NotZero(t, wantLink, "PacketType %q", want.packetType)
+				require.NotZero(t, wantLink, "PacketType %q", want.PacketType)
 				assert.Equal(t, wantLink, ifc.LinkType)
 				links[ifc.LinkType]++
-				assert.Equal(t, id == 170, p.Dropped)
-				if id == 170 {
+				assert.Equal(t, want.ID == 170, p.Dropped)
+				if want.ID == 170 {
 					drops++
-					assert.Contains(t, string(p.Comment), "dropped: DropReason=")
+					assert.Contains(t, string(p.Comment), "dropped: DropReason="+strconv.FormatUint(want.DropReason, 10)+
+						" DropLocation=0x"+strconv.FormatUint(want.Location, 16))
 				}
-				if r.HasThreadProcess {
-					assert.Contains(t, string(p.Comment), "PID="+itoa(r.ProcessId)+" TID="+itoa(r.ThreadId))
+				if want.HasThreadProcess {
+					assert.Contains(t, string(p.Comment), "PID="+itoa(want.ProcessID)+" TID="+itoa(want.ThreadID))
 				}
 			}
+			assert.Equal(t, len(events), n)
 			assert.Equal(t, c.packets, n)
 			assert.Equal(t, c.drops, drops)
 			assert.Equal(t, c.wifi, links[packets.LinkTypeIEEE80211])
@@ -138,7 +95,7 @@ func TestPktMonSamples(t *testing.T) {
 			named := 0
 			for i := range conv.Interfaces() {
 				d := conv.Describe(i)
-				if d.Name != "" && d.Description != "" && d.Name[:min(10, len(d.Name))] != "component:" {
+				if d.Description != "" && d.Name != "component:"+itoa(conv.Interfaces()[i].ComponentID) {
 					named++
 				}
 			}

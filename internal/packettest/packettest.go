@@ -44,6 +44,8 @@ const (
 // an event 1001 (or 1003 with VMSwitch), with the media and direction bits
 // in their keyword.
 type NDISPacket struct {
+	Name            string
+	CPU             int   // the processor that logs it
 	TimeStamp       int64 // raw clock of the first fragment; the others follow by 1 tick
 	ProcessID       uint32
 	ThreadID        uint32
@@ -58,6 +60,10 @@ type NDISPacket struct {
 	Fragments int
 	// VMSwitch, when set, makes the fragments events 1003.
 	VMSwitch *VMSwitch
+	// Metadata, when set, logs an event 1002 (Wi-Fi receive context) just
+	// before the packet: flags 1, 802.11ax, 5180 MHz, 1 MPDU, -52 dBm,
+	// rate index 12.
+	Metadata bool
 }
 
 // VMSwitch holds the fields of event 1003.
