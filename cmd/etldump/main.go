@@ -75,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // write runs one invocation whose options are settled, to -o or stdout.
 func write(opts *options, stdout, stderr io.Writer) int {
 	out := stdout
-	if opts.output != "" && opts.output != "-" && opts.format != "etl" {
+	if opts.output != "" && opts.output != "-" && opts.format != "etl" && opts.format != "pcapng" {
 		f, err := os.Create(opts.output)
 		if err != nil {
 			fmt.Fprintf(stderr, "etldump: -o %s: %v\n", opts.output, pathReason(err))

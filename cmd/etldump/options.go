@@ -26,6 +26,8 @@ type options struct {
 	// manifests are the --manifest paths; message is --message.
 	manifests []string
 	message   bool
+	// firstAppearance is --first-appearance (--format pcapng).
+	firstAppearance bool
 
 	// The session the filter flags describe, and whether any was given.
 	session  filter.Session
@@ -164,9 +166,9 @@ func parseOptions(args []string) (*options, *parser, error) {
 				o.window = w
 				return err
 			}},
-		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv, xml, etl (a new trace, with -o) or parquet (with -o); text or json for --header, --stats and --activities",
-			set: oneOf(&o.format, "text, jsonl, csv, xml, etl, parquet, or json for --header, --stats and --activities",
-				"text", "jsonl", "csv", "xml", "json", "etl", "parquet")},
+		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv, xml, etl (a new trace, with -o), parquet (with -o) or pcapng (the packets of NDIS-PacketCapture and PktMon, with -o); text or json for --header, --stats and --activities",
+			set: oneOf(&o.format, "text, jsonl, csv, xml, etl, parquet, pcapng, or json for --header, --stats and --activities",
+				"text", "jsonl", "csv", "xml", "json", "etl", "parquet", "pcapng")},
 		{name: "manifest", arg: "PATH", help: "decode events with this instrumentation manifest (.man or .xml), or with every one in this directory (repeatable)",
 			set: func(v string) error { o.manifests = append(o.manifests, v); return nil }},
 		{name: "message", help: "with --format text: print the event's message with its %1...%n filled in place of the fields, for events whose manifest gives one",
@@ -186,6 +188,7 @@ func parseOptions(args []string) (*options, *parser, error) {
 		{name: "help", short: "h", help: "print this help",
 			set: func(string) error { o.help = true; return nil }},
 	}
+	defs = append(defs, pcapngFlags(o)...)
 	p := newParser(defs)
 	files, err := p.parse(args)
 	if err != nil {
@@ -224,6 +227,9 @@ func (o *options) check() error {
 		return usagef("--message applies to the records of --format text (--format xml always carries the message)")
 	}
 	if err := o.checkParquet(); err != nil {
+		return err
+	}
+	if err := o.checkPcapng(); err != nil {
 		return err
 	}
 	if len(o.entries) == 0 {
