@@ -1,5 +1,6 @@
 // Command etlgen writes the synthetic benchmark trace used for whole-process
-// measurements: etlgen [-size BYTES] [-cpus N] [-compress] FILE.
+// measurements: etlgen [-size BYTES] [-cpus N] [-compress] FILE; with
+// -packets pktmon|ndis, a packet capture of that provider instead.
 package main
 
 import (
@@ -9,12 +10,14 @@ import (
 	"os"
 
 	"github.com/etlkit/etlkit/etltest"
+	"github.com/etlkit/etlkit/internal/packettest"
 )
 
 func main() {
 	size := flag.Int64("size", 1<<30, "approximate size of the trace in bytes")
 	cpus := flag.Int("cpus", 16, "number of processors")
 	compress := flag.Bool("compress", false, "compress the data buffers")
+	capture := flag.String("packets", "", "write a packet capture instead: pktmon or ndis")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: etlgen [-size BYTES] [-cpus N] [-compress] FILE")
@@ -30,6 +33,21 @@ func main() {
 		opts = append(opts, etltest.BenchCompress())
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
+	if *capture != "" {
+		res, err := packettest.WriteCapture(w, *size, *capture, *cpus)
+		if err == nil {
+			err = w.Flush()
+		}
+		if err == nil {
+			err = f.Close()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "etlgen:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("%d bytes, %d packet records, %d packets\n", res.Bytes, res.Records, res.Packets)
+		return
+	}
 	res, err := etltest.WriteBenchmarkTrace(w, *size, *cpus, opts...)
 	if err == nil {
 		err = w.Flush()
