@@ -189,3 +189,22 @@ func TestNDISInFlightLimit(t *testing.T) {
 	assert.EqualValues(t, 2, st.Evicted, "stream 0 and the long packet")
 	assert.EqualValues(t, 2, st.Unpaired, "stream 0's end, and the long packet's last fragment")
 }
+
+// A PktMon packet, with its comment and a corrected link type, allocates
+// nothing either, once its interface exists.
+func TestPktMonPacketAllocatesNothing(t *testing.T) {
+	for _, first := range []bool{false, true} {
+		f := packettest.PktMonFrame{TimeStamp: 2_000_000_000, ProcessID: 4, ThreadID: 8, GroupID: 7, PktNumber: 1, DirTag: 3,
+			PacketType: 2, ComponentID: 39, EdgeID: 2, Data: packettest.Ethernet(packettest.IPv4UDP(1000, 1))}
+		r := decodeEvent(t, f.Event())
+		c := packets.New(packets.Options{FirstAppearance: first})
+		c.Packet(r, 0)
+		allocs := testing.AllocsPerRun(100, func() {
+			r.RawTimeStamp += 10_000_000 // beyond the first-appearance window
+			if _, ok := c.Packet(r, 0); !ok {
+				t.Fatal("no packet")
+			}
+		})
+		assert.Zero(t, allocs, "first appearance %v", first)
+	}
+}

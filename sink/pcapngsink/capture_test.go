@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,6 +23,7 @@ import (
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/internal/tshark"
 	"github.com/etlkit/etlkit/packets"
+	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/sink/pcapngsink"
 )
 
@@ -280,4 +282,37 @@ func TestCaptureLearnAndInputs(t *testing.T) {
 	opts := parseOptions(t, blocks[1].body[8:])
 	assert.Equal(t, [][]byte{{10, 0, 0, 1, 255, 255, 255, 255}}, opts[4])
 	assert.Equal(t, [][]byte{{2, 0, 0, 0, 0, 1}}, opts[6])
+}
+
+// Writing a packet allocates nothing once its interface exists.
+func TestCaptureAddAllocatesNothing(t *testing.T) {
+	f := packettest.PktMonFrame{TimeStamp: 2_000_000_000, ProcessID: 4, ThreadID: 8, DirTag: 4, PacketType: 1, ComponentID: 5,
+		EdgeID: 1, Data: packettest.Ethernet(packettest.IPv4UDP(1000, 1))}
+	var tr bytes.Buffer
+	b, err := etltest.NewBuilder(&tr, packettest.NDISSession())
+	require.NoError(t, err)
+	b.CPU(0).Add(f.Event())
+	require.NoError(t, b.Close())
+	file, err := etl.OpenReader(bytes.NewReader(tr.Bytes()), "t.etl")
+	require.NoError(t, err)
+	defer file.Close()
+	var r *record.Record
+	for rec, err := range file.Events() {
+		require.NoError(t, err)
+		if rec.EventDescriptor.Id == 160 {
+			r = rec.Clone()
+		}
+	}
+	require.NotNil(t, r)
+	spool, err := os.CreateTemp(t.TempDir(), "spool")
+	require.NoError(t, err)
+	defer spool.Close()
+	c := pcapngsink.NewCapture(io.Discard, pcapngsink.CaptureOptions{Spool: spool})
+	require.NoError(t, c.Add(r, 0))
+	allocs := testing.AllocsPerRun(1000, func() {
+		if err := c.Add(r, 0); err != nil {
+			t.Fatal(err)
+		}
+	})
+	assert.Zero(t, allocs)
 }
