@@ -17,6 +17,9 @@ const (
 
 const (
 	ethernetHeader = 14
+	// minEthernetFrame is the shortest Ethernet frame without its FCS:
+	// shorter payloads are padded up to it.
+	minEthernetFrame = 60
 	vlanTag        = 4
 	llcSNAPHeader  = 8 // AA AA 03, OUI, EtherType
 	ipv4MinHeader  = 20

@@ -48,7 +48,7 @@ func (c *Converter) pktmon(r *record.Record, input int) (*Packet, bool) {
 		c.stats.Malformed++
 		return nil, false
 	}
-	link, corrected, known := pktmonLinkType(ev.packetType, ev.data)
+	link, corrected, known := pktmonLinkType(ev.packetType, ev.data, int(ev.originalSize))
 	if !known {
 		c.stats.UnknownType++
 		return nil, false
@@ -171,9 +171,9 @@ func parseHeaderInfo(u []byte, addr int, ev *pmEvent) bool {
 }
 
 // pktmonLinkType is the link type of a PktMon packet of type t with bytes
-// b: the one its type names, unless its bytes show another (corrected),
-// and known false when neither tells one.
-func pktmonLinkType(t uint16, b []byte) (link LinkType, corrected, known bool) {
+// b, originally orig bytes long: the one its type names, unless its bytes
+// show another (corrected), and known false when neither tells one.
+func pktmonLinkType(t uint16, b []byte, orig int) (link LinkType, corrected, known bool) {
 	switch t {
 	case pmTypeEthernet:
 		return LinkTypeEthernet, false, true
@@ -187,12 +187,17 @@ func pktmonLinkType(t uint16, b []byte) (link LinkType, corrected, known bool) {
 	case pmTypeIP:
 		return LinkTypeRaw, false, true
 	}
-	// Unknown, or a type naming a header above IP: the bytes decide.
-	switch {
-	case looksEthernet(b):
-		return LinkTypeEthernet, true, true
-	case looksIP(b):
+	// Unknown, or a type naming a header above IP (TCP, UDP, HTTP, …): the
+	// bytes decide, and only an IP header whose length is the packet's
+	// does, since text such as "GET /" starts like an IPv4 header.
+	if looksIP(b) && ipLength(b) == orig {
 		return LinkTypeRaw, true, true
+	}
+	if looksEthernet(b) {
+		at, _, _ := networkLayer(LinkTypeEthernet, b)
+		if n := at + ipLength(b[at:]); n == orig || n > at && orig <= minEthernetFrame && n <= orig {
+			return LinkTypeEthernet, true, true
+		}
 	}
 	return 0, false, false
 }
