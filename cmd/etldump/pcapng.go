@@ -3,9 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/etlkit/etlkit/packets"
@@ -39,47 +37,51 @@ func (o *options) checkPcapng() error {
 }
 
 // writePcapng writes the packets of the NDIS-PacketCapture and PktMon
-// records that pass the filters as a pcapng file at -o. Packets are spooled
-// beside the output until every record is read, because PktMon names its
-// interfaces at the end of a capture; the output is created only then. The
-// records the filters leave out still name the interfaces.
+// records that pass the filters as a pcapng file at -o. PktMon names its
+// interfaces at the end of a capture: the interfaces go into room left at
+// the start of the file once every record is read, or, to standard
+// output, the packets wait in a spool file until then. The records the
+// filters leave out still name the interfaces.
 func (d *dumper) writePcapng() {
 	name := d.opts.output
-	stdout := name == "-"
 	inputs := make([]string, len(d.inputs))
 	for i, in := range d.inputs {
 		inputs[i] = in.name
-		if !stdout && sameFile(in.name, name) {
+		if name != "-" && sameFile(in.name, name) {
 			fmt.Fprintf(d.stderr, "etldump: -o %s: it is an input; write the capture to another file\n", name)
 			d.fail(exitFatal)
 			return
 		}
 	}
-	dir := ""
-	if !stdout {
-		dir = filepath.Dir(name)
-	}
-	spool, err := os.CreateTemp(dir, "."+strings.TrimPrefix(filepath.Base(name), ".")+".*.spool")
-	if err != nil {
-		fmt.Fprintf(d.stderr, "etldump: -o %s: %v\n", name, pathReason(err))
-		d.fail(exitFatal)
-		return
-	}
-	defer func() {
-		spool.Close()
-		os.Remove(spool.Name())
-	}()
-	out := &deferredFile{name: name}
-	var w io.Writer = out
-	if stdout {
-		w = d.w
-	}
-	c := pcapngsink.NewCapture(w, pcapngsink.CaptureOptions{
+	opts := pcapngsink.CaptureOptions{
 		Packets:     packets.Options{FirstAppearance: d.opts.firstAppearance},
 		Inputs:      inputs,
 		Application: "etldump",
-		Spool:       spool,
-	})
+	}
+	var c *pcapngsink.Capture
+	var out *os.File
+	if name == "-" {
+		spool, err := os.CreateTemp("", "etldump-pcapng-*.spool")
+		if err != nil {
+			fmt.Fprintf(d.stderr, "etldump: -o -: a spool file for the packets: %v\n", err)
+			d.fail(exitFatal)
+			return
+		}
+		defer func() {
+			spool.Close()
+			os.Remove(spool.Name())
+		}()
+		opts.Spool = spool
+		c = pcapngsink.NewCapture(d.w, opts)
+	} else {
+		var err error
+		if out, err = os.Create(name); err != nil {
+			fmt.Fprintf(d.stderr, "etldump: -o %s: %v\n", name, pathReason(err))
+			d.fail(exitFatal)
+			return
+		}
+		c = pcapngsink.NewFileCapture(out, opts)
+	}
 	n := 0
 	var werr error
 	for r, err := range d.ordered() {
@@ -101,15 +103,13 @@ func (d *dumper) writePcapng() {
 	if werr == nil {
 		st, werr = c.Close()
 	}
-	werr = errors.Join(werr, out.close())
-	if werr != nil {
-		if !stdout {
-			os.Remove(name)
-		}
-		if stdout {
+	if out == nil {
+		if werr != nil {
 			d.err = werr
 			return
 		}
+	} else if werr = errors.Join(werr, out.Close()); werr != nil {
+		os.Remove(name)
 		fmt.Fprintf(d.stderr, "etldump: -o %s: %v\n", name, pathReason(werr))
 		d.fail(exitFatal)
 		return
@@ -149,40 +149,4 @@ func (d *dumper) reportPackets(name string, st *pcapngsink.CaptureStats) {
 	if st.Malformed > 0 {
 		d.fail(exitDamaged)
 	}
-}
-
-// deferredFile is the output file, created at its first write: the
-// capture writes nothing before every record is read, so an input that
-// cannot be read leaves no file behind.
-type deferredFile struct {
-	name string
-	f    *os.File
-}
-
-func (o *deferredFile) Write(p []byte) (int, error) {
-	if o.f == nil {
-		f, err := os.Create(o.name)
-		if err != nil {
-			return 0, err
-		}
-		o.f = f
-	}
-	return o.f.Write(p)
-}
-
-// ReadFrom lets the copy of the spool into the output run in the kernel.
-func (o *deferredFile) ReadFrom(r io.Reader) (int64, error) {
-	if o.f == nil {
-		if _, err := o.Write(nil); err != nil {
-			return 0, err
-		}
-	}
-	return o.f.ReadFrom(r)
-}
-
-func (o *deferredFile) close() error {
-	if o.f == nil {
-		return nil
-	}
-	return o.f.Close()
 }

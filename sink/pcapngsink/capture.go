@@ -18,10 +18,11 @@ type CaptureOptions struct {
 	Inputs []string
 	// Application is the section header's shb_userappl.
 	Application string
-	// Spool holds the packet blocks until Close, so that the interfaces
-	// are described with all the trace says of them (PktMon names its
-	// components after the packets). Without one, an interface is written
-	// as it is known at its first packet.
+	// Spool holds the packet blocks of a capture to a stream until Close,
+	// so that the interfaces are described with all the trace says of
+	// them (PktMon names its components after the packets). Without one,
+	// an interface is written as it is known at its first packet. A
+	// capture to a file (NewFileCapture) needs none.
 	Spool io.ReadWriteSeeker
 }
 
@@ -44,12 +45,22 @@ type Capture struct {
 	st   CaptureStats
 }
 
-// NewCapture returns a Capture that writes to out.
+// NewCapture returns a Capture that writes to the stream out.
 func NewCapture(out io.Writer, opts CaptureOptions) *Capture {
 	return &Capture{
 		opts: opts,
 		conv: packets.New(opts.Packets),
 		w:    NewWriter(out, Options{Application: opts.Application, Spool: opts.Spool}),
+	}
+}
+
+// NewFileCapture returns a Capture that writes to f, an empty file, and
+// describes the interfaces at Close with all the trace said of them.
+func NewFileCapture(f File, opts CaptureOptions) *Capture {
+	return &Capture{
+		opts: opts,
+		conv: packets.New(opts.Packets),
+		w:    NewFileWriter(f, Options{Application: opts.Application}),
 	}
 }
 
@@ -106,7 +117,7 @@ func (c *Capture) Learn(r *record.Record, input int) {
 // close the output.
 func (c *Capture) Close() (CaptureStats, error) {
 	c.conv.Finish()
-	if c.opts.Spool != nil {
+	if c.w.Deferred() {
 		for i := range c.w.Interfaces() {
 			if err := c.w.SetInterface(uint32(i), c.describe(i)); err != nil {
 				return c.stats(), err

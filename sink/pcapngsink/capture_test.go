@@ -28,7 +28,8 @@ import (
 )
 
 // capture converts traces (merged in time order) into a pcapng file in a
-// temporary directory, through a spool, and returns its path.
+// temporary directory, the interfaces in the room left at its start, and
+// returns its path.
 func capture(t *testing.T, opts packets.Options, traces ...string) (string, pcapngsink.CaptureStats) {
 	t.Helper()
 	dir := t.TempDir()
@@ -42,10 +43,7 @@ func capture(t *testing.T, opts packets.Options, traces ...string) (string, pcap
 	out, err := os.Create(filepath.Join(dir, "out.pcapng"))
 	require.NoError(t, err)
 	defer out.Close()
-	spool, err := os.CreateTemp(dir, "spool")
-	require.NoError(t, err)
-	defer spool.Close()
-	c := pcapngsink.NewCapture(out, pcapngsink.CaptureOptions{Packets: opts, Inputs: traces, Application: "test", Spool: spool})
+	c := pcapngsink.NewFileCapture(out, pcapngsink.CaptureOptions{Packets: opts, Inputs: traces, Application: "test"})
 	set := etl.NewSet(readers...)
 	for r, err := range set.Events() {
 		require.NoError(t, err)

@@ -10,15 +10,20 @@
 //
 // Interface blocks must come before the first packet that refers to them,
 // and a trace names its interfaces late (PktMon writes its component
-// rundown when the capture stops, after every packet). With Options.Spool
-// the Writer therefore keeps the packet blocks in a spool file until Close,
-// and writes the section header and the interfaces, described with all the
-// trace said of them, before them: memory stays bounded whatever the
-// capture's size, at the cost of writing the packet blocks twice.
+// rundown when the capture stops, after every packet). The Writer can
+// therefore keep the section header and the interfaces until Close, and
+// write them, described with all the trace said of them, before the
+// packets: a Writer to a file (NewFileWriter) writes the packet blocks
+// after room left at the start of the file, which Close fills with the
+// header, the interfaces and a padding block that readers skip; a Writer
+// to a stream with Options.Spool keeps the packet blocks in the spool
+// file until Close and copies them out after the interfaces. Memory stays
+// bounded either way, whatever the capture's size.
 package pcapngsink
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -34,7 +39,17 @@ const (
 	blockSectionHeader        = 0x0A0D0D0A
 	blockInterfaceDescription = 1
 	blockEnhancedPacket       = 6
+	// blockPadding fills the room left for the interfaces that they do not
+	// take. Block types with the high bit set are for local use, and
+	// readers skip blocks they do not know (tshark, capinfos and libpcap
+	// do).
+	blockPadding = 0x80000000 | 0x45544C // "ETL"
 )
+
+// DefaultHeaderRoom is the room NewFileWriter leaves for the section
+// header and the interfaces: about a hundred interfaces with their names.
+// More move the packets up at Close.
+const DefaultHeaderRoom = 16 << 10
 
 // byteOrderMagic is written in the byte order of the section: little-endian.
 const byteOrderMagic = 0x1A2B3C4D
@@ -133,27 +148,41 @@ type Options struct {
 	Application, OS, Hardware string
 	// Comments are the section header's comments.
 	Comments []string
-	// Spool, when set, holds the packet blocks until Close; see the
-	// package documentation. It must be empty; the Writer does not close it.
+	// Spool, when set, holds the packet blocks of a Writer to a stream
+	// until Close; see the package documentation. It must be empty; the
+	// Writer does not close it.
 	Spool io.ReadWriteSeeker
+	// HeaderRoom is the room a Writer to a file leaves for the section
+	// header and the interfaces; 0 is DefaultHeaderRoom.
+	HeaderRoom int
+}
+
+// File is an output a Writer can go back in, such as an *os.File.
+type File interface {
+	io.ReaderAt
+	io.WriterAt
 }
 
 // ErrClosed is returned by the calls made after Close.
 var ErrClosed = errors.New("pcapngsink: writer closed")
 
-// Writer writes one pcapng section. Without a spool, the section header
-// goes out with the first block and each interface when it is added; with
-// one, everything but the packets waits for Close.
+// Writer writes one pcapng section. Streaming (NewWriter without a
+// spool), the section header goes out with the first block and each
+// interface when it is added; deferred (NewFileWriter, or NewWriter with a
+// spool), everything but the packets waits for Close.
 type Writer struct {
-	out     io.Writer
-	opts    Options
-	w       *bufio.Writer // the output, or the spool
-	started bool          // the section header is written
-	closed  bool
-	// interfaces are the interfaces added; with a spool they are written at
+	out      io.Writer
+	file     File // the output of a Writer to a file
+	opts     Options
+	w        *bufio.Writer // the output, the spool, or the file after the room
+	deferred bool
+	started  bool // the section header is written
+	closed   bool
+	// interfaces are the interfaces added; deferred, they are written at
 	// Close, and SetInterface may change them until then.
 	interfaces []Interface
 	packets    int64
+	written    int64 // bytes written through w
 	scratch    []byte
 	err        error
 }
@@ -161,17 +190,34 @@ type Writer struct {
 // outputBuffer is the size of the buffer blocks are gathered in.
 const outputBuffer = 256 << 10
 
-// NewWriter returns a Writer to out. Nothing is written before the first
-// block (or Close), so that section comments can still be added.
+// NewWriter returns a Writer to the stream out, deferred when opts has a
+// spool. Nothing is written before the first block (or Close), so that
+// section comments can still be added.
 func NewWriter(out io.Writer, opts Options) *Writer {
 	w := &Writer{out: out, opts: opts, scratch: make([]byte, 0, 256)}
 	if opts.Spool != nil {
+		w.deferred = true
 		w.w = bufio.NewWriterSize(opts.Spool, outputBuffer)
 	} else {
 		w.w = bufio.NewWriterSize(out, outputBuffer)
 	}
 	return w
 }
+
+// NewFileWriter returns a deferred Writer to f, an empty file: the packet
+// blocks go after opts.HeaderRoom bytes, which Close fills.
+func NewFileWriter(f File, opts Options) *Writer {
+	if opts.HeaderRoom <= 0 {
+		opts.HeaderRoom = DefaultHeaderRoom
+	}
+	opts.HeaderRoom = pad4(opts.HeaderRoom)
+	return &Writer{file: f, opts: opts, deferred: true, scratch: make([]byte, 0, 256),
+		w: bufio.NewWriterSize(io.NewOffsetWriter(f, int64(opts.HeaderRoom)), outputBuffer)}
+}
+
+// Deferred reports whether the section header and interfaces wait for
+// Close, so that SetInterface and AddComment work until then.
+func (w *Writer) Deferred() bool { return w.deferred }
 
 // AddComment adds a comment to the section header. It fails once the
 // header is written: without a spool, at the first block.
@@ -197,7 +243,7 @@ func (w *Writer) AddInterface(ifc Interface) (uint32, error) {
 	}
 	id := uint32(len(w.interfaces))
 	w.interfaces = append(w.interfaces, ifc)
-	if w.opts.Spool == nil {
+	if !w.deferred {
 		w.start()
 		w.writeInterface(w.w, &w.interfaces[id])
 	}
@@ -205,13 +251,13 @@ func (w *Writer) AddInterface(ifc Interface) (uint32, error) {
 }
 
 // SetInterface replaces the description of interface id. It needs a
-// spool: without one the interface is already written.
+// deferred Writer: a streaming one has written the interface already.
 func (w *Writer) SetInterface(id uint32, ifc Interface) error {
 	if w.closed {
 		return ErrClosed
 	}
-	if w.opts.Spool == nil {
-		return errors.New("pcapngsink: an interface can be changed only when packets are spooled")
+	if !w.deferred {
+		return errors.New("pcapngsink: an interface can be changed only by a Writer to a file or with a spool")
 	}
 	if int(id) >= len(w.interfaces) {
 		return fmt.Errorf("pcapngsink: interface %d not added (%d interfaces)", id, len(w.interfaces))
@@ -257,7 +303,7 @@ func (w *Writer) WritePacket(p *Packet) error {
 	if total > maxBlock || len(p.Comment) > math.MaxUint16 {
 		return fmt.Errorf("pcapngsink: a packet of %d bytes with a %d-byte comment does not fit a block", len(p.Data), len(p.Comment))
 	}
-	if w.opts.Spool == nil {
+	if !w.deferred {
 		w.start()
 	}
 	b := w.scratch[:0]
@@ -302,11 +348,12 @@ func (w *Writer) WritePacket(p *Packet) error {
 	return w.err
 }
 
-// Close finishes the section: with a spool, it writes the section header
-// and the interfaces to the output and copies the packet blocks after
-// them. A capture with no packet is a section header alone (and its
-// interfaces), which readers open as an empty capture. Close does not
-// close the output or the spool.
+// Close finishes the section. Deferred, it writes the section header and
+// the interfaces before the packet blocks: into the room at the start of
+// the file, or to the output followed by a copy of the spool. A capture
+// with no packet is a section header alone (and its interfaces), which
+// readers open as an empty capture. Close does not close the output or
+// the spool.
 func (w *Writer) Close() error {
 	if w.closed {
 		return ErrClosed
@@ -315,7 +362,7 @@ func (w *Writer) Close() error {
 	if w.err != nil {
 		return w.err
 	}
-	if w.opts.Spool == nil {
+	if !w.deferred {
 		w.start()
 		w.err = w.w.Flush()
 		return w.err
@@ -323,16 +370,24 @@ func (w *Writer) Close() error {
 	if err := w.w.Flush(); err != nil {
 		return err
 	}
-	out := bufio.NewWriterSize(w.out, 64<<10)
-	w.w = out
+	packetBytes := w.written
+	var head bytes.Buffer
+	hw := bufio.NewWriter(&head)
+	w.w = hw
 	w.start()
 	for i := range w.interfaces {
-		w.writeInterface(out, &w.interfaces[i])
+		w.writeInterface(hw, &w.interfaces[i])
+	}
+	if w.err == nil {
+		w.err = hw.Flush()
 	}
 	if w.err != nil {
 		return w.err
 	}
-	if err := out.Flush(); err != nil {
+	if w.file != nil {
+		return w.placeHead(head.Bytes(), packetBytes)
+	}
+	if _, err := w.out.Write(head.Bytes()); err != nil {
 		return err
 	}
 	if _, err := w.opts.Spool.Seek(0, io.SeekStart); err != nil {
@@ -340,6 +395,57 @@ func (w *Writer) Close() error {
 	}
 	_, err := io.Copy(w.out, w.opts.Spool)
 	return err
+}
+
+// placeHead writes head, the section header and interfaces, at the start
+// of the file, before the packet blocks (n bytes after the room). Room the
+// head does not take is one padding block, at least a block's 12 bytes;
+// a head the room cannot hold moves the packet blocks up.
+func (w *Writer) placeHead(head []byte, n int64) error {
+	room, want := int64(w.opts.HeaderRoom), int64(len(head))
+	switch gap := room - want; {
+	case gap < 0:
+		want = int64(len(head))
+	case gap > 0 && gap < 12:
+		want += 12
+	default:
+		want = room
+	}
+	if want != room {
+		if err := moveUp(w.file, room, room+n, want-room); err != nil {
+			return fmt.Errorf("pcapngsink: making room for the interfaces: %w", err)
+		}
+	}
+	if pad := want - int64(len(head)); pad > 0 {
+		head = le.AppendUint32(le.AppendUint32(head, blockPadding), uint32(pad))
+		if want != room {
+			// The padding's body held packet bytes before they moved.
+			head = append(head, make([]byte, pad-12)...)
+		}
+		if _, err := w.file.WriteAt(le.AppendUint32(nil, uint32(pad)), want-4); err != nil {
+			return err
+		}
+	}
+	_, err := w.file.WriteAt(head, 0)
+	return err
+}
+
+// moveUp moves the bytes of f in [from, to) up by delta, from the end
+// down so that nothing is overwritten before it is read.
+func moveUp(f File, from, to, delta int64) error {
+	buf := make([]byte, 1<<20)
+	for end := to; end > from; {
+		start := max(from, end-int64(len(buf)))
+		b := buf[:end-start]
+		if _, err := f.ReadAt(b, start); err != nil {
+			return err
+		}
+		if _, err := f.WriteAt(b, start+delta); err != nil {
+			return err
+		}
+		end = start
+	}
+	return nil
 }
 
 // start writes the section header, once.
@@ -436,7 +542,9 @@ func (w *Writer) write(b []byte) {
 	if w.err != nil {
 		return
 	}
-	_, w.err = w.w.Write(b)
+	var n int
+	n, w.err = w.w.Write(b)
+	w.written += int64(n)
 }
 
 var le = binary.LittleEndian

@@ -3,6 +3,7 @@ package pcapngsink_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,13 +184,93 @@ func TestSpoolMatchesDirect(t *testing.T) {
 	assert.Equal(t, direct.Bytes(), spooled.Bytes())
 }
 
+// A Writer to a file puts the section header and the interfaces, as they
+// are at Close, in the room before the packets, the rest of the room one
+// padding block; a head larger than the room moves the packets up. Read
+// past the padding, the file is the one a streaming Writer that knew the
+// interfaces from the start writes.
+func TestFileWriter(t *testing.T) {
+	final := []pcapngsink.Interface{
+		{LinkType: packets.LinkTypeEthernet, Name: "tcpip.sys", Description: "TCPIP"},
+		{LinkType: packets.LinkTypeRaw, Name: "component:98"},
+	}
+	var pkts []pcapngsink.Packet
+	for i := range 3000 { // more than the 1 MiB a move takes at once
+		pkts = append(pkts, pcapngsink.Packet{Interface: uint32(i % 2), Timestamp: uint64(i), Data: bytes.Repeat([]byte{byte(i)}, 400+i%7),
+			OriginalLength: 500, Flags: 1, Comment: []byte("c")})
+	}
+	var direct bytes.Buffer
+	w := pcapngsink.NewWriter(&direct, pcapngsink.Options{Application: "etldump"})
+	for _, ifc := range final {
+		_, err := w.AddInterface(ifc)
+		require.NoError(t, err)
+	}
+	for i := range pkts {
+		require.NoError(t, w.WritePacket(&pkts[i]))
+	}
+	require.NoError(t, w.Close())
+	headLen := 0
+	for _, b := range readBlocks(t, direct.Bytes())[:3] {
+		headLen += len(b.body) + 12
+	}
+
+	// The file writer's head has the late comment too: 8 bytes more.
+	head := headLen + 8
+	for _, room := range []int{0, head + 200, head, head + 4, head - 40, 16} {
+		t.Run(fmt.Sprint(room), func(t *testing.T) {
+			f, err := os.Create(filepath.Join(t.TempDir(), "out.pcapng"))
+			require.NoError(t, err)
+			defer f.Close()
+			w := pcapngsink.NewFileWriter(f, pcapngsink.Options{HeaderRoom: room, Application: "etldump"})
+			_, err = w.AddInterface(pcapngsink.Interface{LinkType: packets.LinkTypeEthernet, Name: "component:80"})
+			require.NoError(t, err)
+			_, err = w.AddInterface(final[1])
+			require.NoError(t, err)
+			for i := range pkts {
+				require.NoError(t, w.WritePacket(&pkts[i]))
+			}
+			require.NoError(t, w.SetInterface(0, final[0]))
+			require.NoError(t, w.AddComment("late"))
+			require.NoError(t, w.Close())
+			got, err := os.ReadFile(f.Name())
+			require.NoError(t, err)
+			var kept []byte
+			pads := 0
+			for _, b := range readBlocks(t, got) {
+				if b.typ == 0x8045544C {
+					pads++
+					continue
+				}
+				kept = le.AppendUint32(le.AppendUint32(kept, b.typ), uint32(len(b.body)+12))
+				kept = le.AppendUint32(append(kept, b.body...), uint32(len(b.body)+12))
+			}
+			assert.LessOrEqual(t, pads, 1)
+			want := direct.Bytes()
+			// The late comment is the section header's.
+			assert.Equal(t, len(want)+4+len("late"), len(kept))
+			shb := readBlocks(t, kept)[0]
+			assert.Equal(t, [][]byte{[]byte("late")}, parseOptions(t, shb.body[16:])[1])
+			assert.Equal(t, want[readBlocksLen(t, want, 1):], kept[readBlocksLen(t, kept, 1):], "interfaces and packets")
+		})
+	}
+}
+
+// readBlocksLen is the length of the first n blocks of b.
+func readBlocksLen(t *testing.T, b []byte, n int) int {
+	l := 0
+	for _, bl := range readBlocks(t, b)[:n] {
+		l += len(bl.body) + 12
+	}
+	return l
+}
+
 func TestWriterRefusals(t *testing.T) {
 	var out bytes.Buffer
 	w := pcapngsink.NewWriter(&out, pcapngsink.Options{})
 	assert.ErrorContains(t, w.WritePacket(&pcapngsink.Packet{Interface: 0}), "not added")
 	_, err := w.AddInterface(pcapngsink.Interface{LinkType: 1})
 	require.NoError(t, err)
-	assert.ErrorContains(t, w.SetInterface(0, pcapngsink.Interface{}), "spooled")
+	assert.ErrorContains(t, w.SetInterface(0, pcapngsink.Interface{}), "only by a Writer to a file or with a spool")
 	assert.ErrorContains(t, w.AddComment("x"), "already written")
 	assert.ErrorContains(t, w.WritePacket(&pcapngsink.Packet{Comment: make([]byte, 70000)}), "does not fit")
 	require.NoError(t, w.Close())
