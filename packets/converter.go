@@ -2,9 +2,10 @@ package packets
 
 import (
 	"encoding/binary"
-	"strconv"
+	"math/bits"
 
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -177,14 +178,20 @@ func (c *Converter) startPacket(r *record.Record) *Packet {
 // number appends " name=n" (without the space first) to b.
 func (c *Converter) number(b []byte, name string, n uint64) []byte {
 	b = c.field(b, name)
-	return strconv.AppendUint(b, n, 10)
+	return payload.AppendDecimal(b, n)
 }
 
+// hex appends " name=0x…" with n in lower-case hex digits.
 func (c *Converter) hex(b []byte, name string, n uint64) []byte {
 	b = c.field(b, name)
 	b = append(b, "0x"...)
-	return strconv.AppendUint(b, n, 16)
+	for shift := max(bits.Len64(n)+3, 4)/4*4 - 4; shift >= 0; shift -= 4 {
+		b = append(b, hexDigits[n>>shift&0xF])
+	}
+	return b
 }
+
+const hexDigits = "0123456789abcdef"
 
 func (c *Converter) field(b []byte, name string) []byte {
 	if len(b) > 0 {
