@@ -19,6 +19,9 @@ const (
 	// is at most 64 KiB of payload with its headers, and a jumbogram the
 	// capture could not log whole anyway.
 	DefaultMaxPacketSize = 256 << 10
+	// maxPacketSize bounds MaxPacketSize, so that lengths fit a pcapng
+	// block's 32 bits.
+	maxPacketSize = 1 << 30
 )
 
 // Options are the settings of a Converter.
@@ -79,6 +82,7 @@ func New(opts Options) *Converter {
 	if opts.MaxPacketSize <= 0 {
 		opts.MaxPacketSize = DefaultMaxPacketSize
 	}
+	opts.MaxPacketSize = min(opts.MaxPacketSize, maxPacketSize)
 	c := &Converter{
 		opts:       opts,
 		byKey:      map[Interface]int{},

@@ -226,8 +226,10 @@ func (c *Converter) finishNDIS(p *Packet, ev *ndisEvent, data []byte) *Packet {
 		p.Direction = Inbound
 	}
 	p.Data = data
+	// At most MaxPacketSize (below 2^30) or a record's bytes, plus an IP
+	// header's length: it fits.
 	n := originalLength(link, data)
-	p.OriginalLength = uint32(min(n, 1<<32-1))
+	p.OriginalLength = uint32(n)
 	if kw&kwTruncated != 0 {
 		c.comment = c.note(c.comment, "truncated by the capture")
 	}

@@ -281,7 +281,7 @@ func TestWriterRefusals(t *testing.T) {
 func TestTimestamp(t *testing.T) {
 	ts, ok := pcapngsink.Timestamp(116444736000000000 + 17_684_000_001_234_567)
 	assert.True(t, ok)
-	assert.EqualValues(t, 17_684_000_001_234_567, ts)
+	assert.Equal(t, uint64(17_684_000_001_234_567), ts)
 	_, ok = pcapngsink.Timestamp(116444736000000000 - 1)
 	assert.False(t, ok)
 }
