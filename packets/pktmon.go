@@ -250,22 +250,14 @@ func (c *Converter) learnComponent(r *record.Record, input int) {
 		cp.name = string(payload.AppendUTF16(nil, name))
 		cp.description = string(payload.AppendUTF16(nil, desc))
 	case pktmonPropertyIPv4:
-		if typ != pmPropIPAddress || len(u) < 8 {
-			return
-		}
-		cp := c.component(input, id)
-		a := [4]byte(u[4:8])
-		if len(cp.ipv4) < maxAddresses && !slices.Contains(cp.ipv4, a) {
-			cp.ipv4 = append(cp.ipv4, a)
+		if typ == pmPropIPAddress && len(u) >= 8 {
+			cp := c.component(input, id)
+			cp.ipv4 = addAddress(cp.ipv4, [4]byte(u[4:8]))
 		}
 	case pktmonPropertyIPv6:
-		if typ != pmPropIPAddress || len(u) < 20 {
-			return
-		}
-		cp := c.component(input, id)
-		a := [16]byte(u[4:20])
-		if len(cp.ipv6) < maxAddresses && !slices.Contains(cp.ipv6, a) {
-			cp.ipv6 = append(cp.ipv6, a)
+		if typ == pmPropIPAddress && len(u) >= 20 {
+			cp := c.component(input, id)
+			cp.ipv6 = addAddress(cp.ipv6, [16]byte(u[4:20]))
 		}
 	case pktmonPropertyBytes:
 		if typ != pmPropMAC || len(u) < 8 {
@@ -275,6 +267,15 @@ func (c *Converter) learnComponent(r *record.Record, input int) {
 			c.component(input, id).mac = append([]byte(nil), v...)
 		}
 	}
+}
+
+// addAddress adds a to the addresses of a component, once, up to
+// maxAddresses.
+func addAddress[A [4]byte | [16]byte](list []A, a A) []A {
+	if len(list) < maxAddresses && !slices.Contains(list, a) {
+		list = append(list, a)
+	}
+	return list
 }
 
 func (c *Converter) component(input int, id uint16) *component {

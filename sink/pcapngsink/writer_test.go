@@ -141,6 +141,22 @@ func TestBlocks(t *testing.T) {
 	}
 }
 
+// writeDirect writes the interfaces, then the packets, with a streaming
+// Writer.
+func writeDirect(t *testing.T, opts pcapngsink.Options, ifcs []pcapngsink.Interface, pkts []pcapngsink.Packet) *bytes.Buffer {
+	var out bytes.Buffer
+	w := pcapngsink.NewWriter(&out, opts)
+	for _, ifc := range ifcs {
+		_, err := w.AddInterface(ifc)
+		require.NoError(t, err)
+	}
+	for i := range pkts {
+		require.NoError(t, w.WritePacket(&pkts[i]))
+	}
+	require.NoError(t, w.Close())
+	return &out
+}
+
 // With a spool, interfaces may be added and described after the packets
 // that use them; the file is the one a writer that knew them from the
 // start writes.
@@ -154,22 +170,13 @@ func TestSpoolMatchesDirect(t *testing.T) {
 		{Interface: 1, Timestamp: 11, Data: []byte("ghi"), OriginalLength: 9, Comment: []byte("dropped")},
 		{Interface: 0, Timestamp: 12, Data: []byte("jk"), OriginalLength: 2},
 	}
-	var direct bytes.Buffer
-	w := pcapngsink.NewWriter(&direct, pcapngsink.Options{Comments: []string{"late"}})
-	for _, ifc := range final {
-		_, err := w.AddInterface(ifc)
-		require.NoError(t, err)
-	}
-	for i := range pkts {
-		require.NoError(t, w.WritePacket(&pkts[i]))
-	}
-	require.NoError(t, w.Close())
+	direct := writeDirect(t, pcapngsink.Options{Comments: []string{"late"}}, final, pkts)
 
 	spool, err := os.CreateTemp(t.TempDir(), "spool")
 	require.NoError(t, err)
 	defer spool.Close()
 	var spooled bytes.Buffer
-	w = pcapngsink.NewWriter(&spooled, pcapngsink.Options{Spool: spool})
+	w := pcapngsink.NewWriter(&spooled, pcapngsink.Options{Spool: spool})
 	_, err = w.AddInterface(pcapngsink.Interface{LinkType: packets.LinkTypeEthernet, Name: "component:80"})
 	require.NoError(t, err)
 	require.NoError(t, w.WritePacket(&pkts[0]))
@@ -199,16 +206,7 @@ func TestFileWriter(t *testing.T) {
 		pkts = append(pkts, pcapngsink.Packet{Interface: uint32(i % 2), Timestamp: uint64(i), Data: bytes.Repeat([]byte{byte(i)}, 400+i%7),
 			OriginalLength: 500, Flags: 1, Comment: []byte("c")})
 	}
-	var direct bytes.Buffer
-	w := pcapngsink.NewWriter(&direct, pcapngsink.Options{Application: "etldump"})
-	for _, ifc := range final {
-		_, err := w.AddInterface(ifc)
-		require.NoError(t, err)
-	}
-	for i := range pkts {
-		require.NoError(t, w.WritePacket(&pkts[i]))
-	}
-	require.NoError(t, w.Close())
+	direct := writeDirect(t, pcapngsink.Options{Application: "etldump"}, final, pkts)
 	headLen := 0
 	for _, b := range readBlocks(t, direct.Bytes())[:3] {
 		headLen += len(b.body) + 12

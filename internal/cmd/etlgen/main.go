@@ -20,7 +20,7 @@ func main() {
 	capture := flag.String("packets", "", "write a packet capture instead: pktmon or ndis")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: etlgen [-size BYTES] [-cpus N] [-compress] FILE")
+		fmt.Fprintln(os.Stderr, "usage: etlgen [-size BYTES] [-cpus N] [-compress] [-packets pktmon|ndis] FILE")
 		os.Exit(2)
 	}
 	f, err := os.Create(flag.Arg(0))
@@ -33,22 +33,16 @@ func main() {
 		opts = append(opts, etltest.BenchCompress())
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
+	var summary string
 	if *capture != "" {
-		res, err := packettest.WriteCapture(w, *size, *capture, *cpus)
-		if err == nil {
-			err = w.Flush()
-		}
-		if err == nil {
-			err = f.Close()
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "etlgen:", err)
-			os.Exit(1)
-		}
-		fmt.Printf("%d bytes, %d packet records, %d packets\n", res.Bytes, res.Records, res.Packets)
-		return
+		var res packettest.CaptureResult
+		res, err = packettest.WriteCapture(w, *size, *capture, *cpus)
+		summary = fmt.Sprintf("%d bytes, %d packet records, %d packets", res.Bytes, res.Records, res.Packets)
+	} else {
+		var res etltest.BenchResult
+		res, err = etltest.WriteBenchmarkTrace(w, *size, *cpus, opts...)
+		summary = fmt.Sprintf("%d bytes, %d buffers, %d records", res.Bytes, res.Buffers, res.Records)
 	}
-	res, err := etltest.WriteBenchmarkTrace(w, *size, *cpus, opts...)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -59,5 +53,5 @@ func main() {
 		fmt.Fprintln(os.Stderr, "etlgen:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("%d bytes, %d buffers, %d records\n", res.Bytes, res.Buffers, res.Records)
+	fmt.Println(summary)
 }
