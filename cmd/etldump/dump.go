@@ -109,6 +109,8 @@ func (d *dumper) dump() int {
 			d.writeETL()
 		} else if d.opts.format == "pcapng" {
 			d.writePcapng()
+		} else if isProfileFormat(d.opts.format) {
+			d.profile()
 		} else {
 			d.records()
 		}
