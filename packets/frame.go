@@ -20,10 +20,10 @@ const (
 	// minEthernetFrame is the shortest Ethernet frame without its FCS:
 	// shorter payloads are padded up to it.
 	minEthernetFrame = 60
-	vlanTag        = 4
-	llcSNAPHeader  = 8 // AA AA 03, OUI, EtherType
-	ipv4MinHeader  = 20
-	ipv6Header     = 40
+	vlanTag          = 4
+	llcSNAPHeader    = 8 // AA AA 03, OUI, EtherType
+	ipv4MinHeader    = 20
+	ipv6Header       = 40
 )
 
 var be = binary.BigEndian
