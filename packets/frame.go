@@ -22,7 +22,6 @@ const (
 	minEthernetFrame = 60
 	vlanTag          = 4
 	llcSNAPHeader    = 8 // AA AA 03, OUI, EtherType
-	ipv4MinHeader    = 20
 	ipv6Header       = 40
 )
 

@@ -42,25 +42,21 @@ const (
 
 // NDIS-PacketCapture keyword bits, which ndiscap sets per event.
 const (
-	kwEthernet      = 0x1
-	kwWirelessWAN   = 0x200
-	kwTunnel        = 0x8000
-	kwNative80211   = 0x10000
-	kwVMSwitch      = 0x1000000
-	kwTruncated     = 0x2000000
-	kwPacketStart   = 0x40000000
-	kwPacketEnd     = 0x80000000
-	kwSendPath      = 0x100000000
-	kwReceivePath   = 0x200000000
-	kwMediaAndFlags = kwEthernet | kwWirelessWAN | kwTunnel | kwNative80211
+	kwEthernet    = 0x1
+	kwWirelessWAN = 0x200
+	kwTunnel      = 0x8000
+	kwNative80211 = 0x10000
+	kwTruncated   = 0x2000000
+	kwPacketStart = 0x40000000
+	kwPacketEnd   = 0x80000000
+	kwSendPath    = 0x100000000
+	kwReceivePath = 0x200000000
 )
 
 // DOT11_EXTSTA_RECV_CONTEXT, the metadata of event 1002, for 32- and 64-bit
 // writers alike (the pointer's slot is followed by an 8-byte-aligned u64).
 const (
 	dot11RecvContextSize = 48
-	dot11ObjectType      = 0    // NDIS_OBJECT_HEADER.Type
-	dot11ObjectTypeValue = 0x80 // NDIS_OBJECT_TYPE_DEFAULT
 	dot11ReceiveFlags    = 4
 	dot11PhyID           = 8
 	dot11CenterFrequency = 12 // MHz
@@ -83,7 +79,6 @@ const (
 // PktMon events.
 const (
 	pktmonComponent     = 20  // u16 Id, u16 Type, str16z Name, str16z Description
-	pktmonPropertyU32   = 30  // u16 ComponentId, u16 Type, u32 Value
 	pktmonPropertyIPv4  = 65  // u16 ComponentId, u16 Type, 4 bytes
 	pktmonPropertyIPv6  = 66  // u16 ComponentId, u16 Type, 16 bytes
 	pktmonPropertyBytes = 70  // u16 ComponentId, u16 Type, u32 Size, u8[Size]
@@ -139,7 +134,6 @@ const (
 
 // PacketType values of PktMon (PKTMON_PACKET_TYPE).
 const (
-	pmTypeUnknown  = 0
 	pmTypeEthernet = 1
 	pmTypeWiFi     = 2
 	pmTypeIP       = 3 // named MBB on the oldest builds; raw IP either way
