@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"strings"
 
+	"github.com/etlkit/etlkit/internal/outfile"
 	"github.com/etlkit/etlkit/packets"
 	"github.com/etlkit/etlkit/sink/pcapngsink"
 )
@@ -41,29 +44,40 @@ func (o *options) checkPcapng() error {
 // interfaces at the end of a capture: the interfaces go into room left at
 // the start of the file once every record is read, or, to standard
 // output, the packets wait in a spool file until then. The records the
-// filters leave out still name the interfaces.
+// filters leave out still name the interfaces. The file takes its name
+// only once complete (outfile); an -o that is an input was refused before.
 func (d *dumper) writePcapng() {
 	name := d.opts.output
 	inputs := make([]string, len(d.inputs))
 	for i, in := range d.inputs {
 		inputs[i] = in.name
-		if name != "-" && sameFile(in.name, name) {
-			fmt.Fprintf(d.stderr, "etldump: -o %s: it is an input; write the capture to another file\n", name)
-			d.fail(exitFatal)
-			return
-		}
 	}
 	opts := pcapngsink.CaptureOptions{
 		Packets:     packets.Options{FirstAppearance: d.opts.firstAppearance},
 		Inputs:      inputs,
 		Application: "etldump",
 	}
+	var out *outfile.File
+	var w io.Writer = d.w
+	if name != "-" {
+		var err error
+		if out, err = outfile.Create(name, outfile.Options{}); err != nil {
+			fmt.Fprintf(d.stderr, "etldump: -o %s: %v\n", name, pathReason(err))
+			d.fail(exitFatal)
+			return
+		}
+		defer out.Abort()
+		w = out
+	}
 	var c *pcapngsink.Capture
-	var out *os.File
-	if name == "-" {
+	if st, err := outputStat(out); err == nil && st.Mode().IsRegular() {
+		c = pcapngsink.NewFileCapture(out.File(), opts)
+	} else {
+		// Standard output, a pipe or a device: the packets wait in a
+		// spool file.
 		spool, err := os.CreateTemp("", "etldump-pcapng-*.spool")
 		if err != nil {
-			fmt.Fprintf(d.stderr, "etldump: -o -: a spool file for the packets: %v\n", err)
+			fmt.Fprintf(d.stderr, "etldump: -o %s: a spool file for the packets: %v\n", name, err)
 			d.fail(exitFatal)
 			return
 		}
@@ -72,15 +86,7 @@ func (d *dumper) writePcapng() {
 			os.Remove(spool.Name())
 		}()
 		opts.Spool = spool
-		c = pcapngsink.NewCapture(d.w, opts)
-	} else {
-		var err error
-		if out, err = os.Create(name); err != nil {
-			fmt.Fprintf(d.stderr, "etldump: -o %s: %v\n", name, pathReason(err))
-			d.fail(exitFatal)
-			return
-		}
-		c = pcapngsink.NewFileCapture(out, opts)
+		c = pcapngsink.NewCapture(w, opts)
 	}
 	n := 0
 	var werr error
@@ -108,8 +114,7 @@ func (d *dumper) writePcapng() {
 			d.err = werr
 			return
 		}
-	} else if werr = errors.Join(werr, out.Close()); werr != nil {
-		os.Remove(name)
+	} else if werr = errors.Join(werr, out.Commit()); werr != nil {
 		fmt.Fprintf(d.stderr, "etldump: -o %s: %v\n", name, pathReason(werr))
 		d.fail(exitFatal)
 		return
@@ -149,4 +154,13 @@ func (d *dumper) reportPackets(name string, st *pcapngsink.CaptureStats) {
 	if st.Malformed > 0 {
 		d.fail(exitDamaged)
 	}
+}
+
+// outputStat is the file information of an output being written, and an
+// error for none (standard output).
+func outputStat(f *outfile.File) (fs.FileInfo, error) {
+	if f == nil {
+		return nil, fs.ErrNotExist
+	}
+	return f.File().Stat()
 }
