@@ -114,6 +114,8 @@ func (d *dumper) dump() int {
 	default:
 		if d.opts.format == "etl" {
 			d.writeETL()
+		} else if d.opts.format == "pcapng" {
+			d.writePcapng()
 		} else if isProfileFormat(d.opts.format) {
 			d.profile()
 		} else {
