@@ -118,7 +118,9 @@ n, ItemLong -- 11
 var typesGUID = uuid.MustParse("11111111-2222-3333-4444-555555555555")
 
 // filetime is t as a FILETIME.
-func filetime(t time.Time) uint64 { return uint64(t.Unix()+11644473600)*10_000_000 + uint64(t.Nanosecond()/100) }
+func filetime(t time.Time) uint64 {
+	return uint64(t.Unix()+11644473600)*10_000_000 + uint64(t.Nanosecond()/100)
+}
 
 type typesCase struct {
 	number       uint16

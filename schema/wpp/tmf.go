@@ -369,9 +369,6 @@ func (p *parser) entry(i int, line string) int {
 		return end
 	}
 	m.GUID, m.Module, m.Source, m.MajorComp, m.MinorComp = p.guid, p.module, p.source, p.major, p.minor
-	if m.Func == "" && p.forceFunc != "" {
-		m.Func = p.forceFunc
-	}
 	file, ln, where := p.lineOf(i)
 	if where != "" {
 		m.Origin = where
