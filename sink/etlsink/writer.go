@@ -41,6 +41,14 @@ import (
 // when Options.MemoryLimit is 0: 1024 processors of 64 KiB buffers.
 const DefaultMemoryLimit = 64 << 20
 
+// DefaultMaxBufferSize bounds the buffers a Writer writes when
+// Options.MaxBufferSize is 0: the smallest multiple of 4 KiB that holds a
+// record of the largest size (0xFFFF bytes) after a buffer header. A
+// session's buffers can be up to 16 MiB; written at that size, a trace
+// with a few records per processor would be mostly padding, and a Writer
+// would hold 16 MiB per processor.
+const DefaultMaxBufferSize = 0x11000
+
 // Options tunes a Writer. The zero value is ready to use.
 type Options struct {
 	// MemoryLimit bounds the bytes of the buffers held open at a time, one
@@ -49,6 +57,10 @@ type Options struct {
 	// full, as ETW flushes a buffer on a timer. One buffer is always
 	// allowed.
 	MemoryLimit int
+	// MaxBufferSize bounds the size of the buffers written (see
+	// NewWriter); 0 means DefaultMaxBufferSize. Below it, a record of the
+	// largest size does not fit, and Write refuses such records.
+	MaxBufferSize int
 }
 
 // ErrClosed is returned by a Writer used after Close.
@@ -169,9 +181,9 @@ type stream struct {
 // (SessionFor). The logfile-header record is written with h's fields but
 // for these, which describe the new file:
 //
-//   - BufferSize: h.BufferSize rounded up to a multiple of 8, and raised
-//     when the logfile-header record would not fit in a buffer; at most
-//     buffer.MaxSessionBufferSize.
+//   - BufferSize: h.BufferSize rounded up to a multiple of 8, at most
+//     Options.MaxBufferSize, and raised when the logfile-header record
+//     would not fit in a buffer.
 //   - LogFileMode: the bits of circular, appending, new-file, preallocated,
 //     real-time, delayed-open, in-memory and compressed sessions (and the
 //     hybrid-shutdown ones) cleared; FILE_MODE_SEQUENTIAL and RELOG_MODE
@@ -219,12 +231,16 @@ func NewWriter(out io.WriteSeeker, h *etl.Header, opts Options) (*Writer, error)
 		return nil, fmt.Errorf("etlsink: %w", err)
 	}
 	w.recLen = len(rec)
-	size := header.Align(int(lh.BufferSize))
+	largest := opts.MaxBufferSize
+	if largest == 0 {
+		largest = DefaultMaxBufferSize
+	}
+	if largest < 0 || largest > buffer.MaxSessionBufferSize {
+		return nil, fmt.Errorf("etlsink: MaxBufferSize 0x%x is not within ETW's 0x%x", largest, buffer.MaxSessionBufferSize)
+	}
+	size := header.Align(int(min(lh.BufferSize, uint32(largest))))
 	if need := buffer.HeaderSize + header.Align(w.recLen); size < need {
 		size = roundPage(need)
-	}
-	if size > buffer.MaxSessionBufferSize {
-		return nil, fmt.Errorf("etlsink: buffer size 0x%x is larger than ETW's 0x%x", lh.BufferSize, buffer.MaxSessionBufferSize)
 	}
 	w.size = size
 	w.maxRecord = min(header.MaxRecordSize, size-buffer.HeaderSize)

@@ -317,11 +317,18 @@ func TestNewWriterRefuses(t *testing.T) {
 	_, err = etlsink.NewWriter(noSeek{io.Discard}, rd.Header(), etlsink.Options{})
 	assert.ErrorContains(t, err, "cannot seek")
 	h := *rd.Header()
-	h.BufferSize = 32 << 20
-	_, err = etlsink.NewWriter(&memFile{}, &h, etlsink.Options{})
-	assert.ErrorContains(t, err, "larger than")
-	h.BufferSize = 0x40 // raised to hold the logfile-header record
+	_, err = etlsink.NewWriter(&memFile{}, &h, etlsink.Options{MaxBufferSize: 32 << 20})
+	assert.ErrorContains(t, err, "not within")
+	h.BufferSize = 32 << 20 // capped
 	w, err := etlsink.NewWriter(&memFile{}, &h, etlsink.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, etlsink.DefaultMaxBufferSize, w.BufferSize())
+	h.BufferSize = 16 << 20
+	w, err = etlsink.NewWriter(&memFile{}, &h, etlsink.Options{MaxBufferSize: 0x8000})
+	require.NoError(t, err)
+	assert.Equal(t, 0x8000, w.BufferSize())
+	h.BufferSize = 0x40 // raised to hold the logfile-header record
+	w, err = etlsink.NewWriter(&memFile{}, &h, etlsink.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, 0x1000, w.BufferSize())
 	require.NoError(t, w.Close())
