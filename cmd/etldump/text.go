@@ -27,6 +27,9 @@ func (*textEncoder) begin(dst []byte) []byte { return dst }
 func (*textEncoder) end(dst []byte) []byte   { return dst }
 
 func (e *textEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
+	if d.WPP != nil && d.Decoded {
+		return e.appendWPP(dst, r, d)
+	}
 	fs := record.DescriptorFieldsOf(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = e.clock.append(dst, r.TimeStamp())
@@ -64,12 +67,17 @@ func (e *textEncoder) record(dst []byte, r *record.Record, d *describe.Descripti
 	return append(dst, '\n')
 }
 
-// appendMessage appends the event's message as the rest of the line: its
-// line breaks (a CR LF pair, or either alone) become one space, and other
-// control characters are escaped as in field values.
+// appendMessage appends the event's message, filled, as the rest of the
+// line.
 func (e *textEncoder) appendMessage(dst []byte, d *describe.Description) []byte {
 	e.scratch = schema.AppendMessage(e.scratch[:0], d.Event.Message, d.Fields)
-	m := e.scratch
+	return appendOneLine(dst, e.scratch)
+}
+
+// appendOneLine appends text as the rest of a line: its line breaks (a CR
+// LF pair, or either alone) become one space, and other control
+// characters are escaped as in field values.
+func appendOneLine(dst, m []byte) []byte {
 	for i := 0; i < len(m); i++ {
 		switch c := m[i]; {
 		case c == '\r' || c == '\n':

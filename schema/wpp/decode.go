@@ -95,6 +95,26 @@ func (m *Message) Decode(dst []payload.Value, args []byte, pointerSize int) ([]p
 	return dst, nil
 }
 
+// Values appends what a description of a record of the message holds: a
+// Message value (the text AppendText gives, rendered into *text, whose
+// storage it reuses), the Level and Flags values of the entry's LEVEL= and
+// FLAGS=, then the arguments as Decode appends them, with its error. The
+// values refer to *text and to args. p gives the prefix variables the
+// text may refer to; it is read only when NeedsPrefix says so.
+func (m *Message) Values(dst []payload.Value, text *[]byte, args []byte, pointerSize int, p *Prefix) ([]payload.Value, error) {
+	at := len(dst)
+	dst = append(dst, payload.NewString(MessageField, nil))
+	dst = append(dst, m.lead...)
+	dst, err := m.Decode(dst, args, pointerSize)
+	*text = m.AppendText((*text)[:0], dst[at:], p)
+	dst[at] = payload.NewString(MessageField, *text)
+	return dst, err
+}
+
+// NeedsPrefix reports whether the message's text refers to the prefix
+// variables (%1–%9: module, thread, time …) besides the prefix itself.
+func (m *Message) NeedsPrefix() bool { return m.prefixVars }
+
 // keepRest appends rest as one TrailingData value, when there is any.
 func (m *Message) keepRest(dst []payload.Value, rest []byte, pointerSize int) []payload.Value {
 	if len(rest) == 0 {

@@ -8,7 +8,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
+	"github.com/etlkit/etlkit/record"
 )
 
 // Prefix holds what the prefix variables %3–%9 stand for, taken from the
@@ -23,6 +25,13 @@ type Prefix struct {
 	CPU        uint32    // %9
 	// PointerSize sizes %p of prefix variables; 0 counts as 8.
 	PointerSize int
+}
+
+// PrefixOf is what the prefix variables stand for in record r: its
+// thread and process, time, sequence number and processor.
+func PrefixOf(r *record.Record) Prefix {
+	return Prefix{ThreadID: r.ThreadId, ProcessID: r.ProcessId, Time: r.TimeStamp(),
+		Sequence: r.Message.Sequence, CPU: uint32(r.ProcessorNumber), PointerSize: r.PointerSize()}
 }
 
 // Format is a compiled prefix format, as TRACE_FORMAT_PREFIX gives one.
@@ -329,12 +338,12 @@ func appendTyped(dst []byte, a *Arg, v *payload.Value, cv conversion, pointerSiz
 		if int64(x) < 0 {
 			return appendDuration(dst, int64(x)/10_000)
 		}
-		return payload.FileTimeToTime(x).AppendFormat(dst, timeLayout)
+		return header.FileTimeToTime(int64(x)).AppendFormat(dst, timeLayout)
 	case ItemWaitTime:
 		if int64(x) < 0 {
 			return appendDuration(dst, int64(x)/10_000)
 		}
-		return payload.FileTimeToTime(x).AppendFormat(dst, timeLayout)
+		return header.FileTimeToTime(int64(x)).AppendFormat(dst, timeLayout)
 	case ItemTimeDelta:
 		return appendDuration(dst, int64(x))
 	case ItemHexDump:

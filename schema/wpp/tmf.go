@@ -53,6 +53,9 @@ type Message struct {
 	// lead are the metadata values (Level, Flags) the message adds in
 	// front of its arguments.
 	lead []payload.Value
+	// prefixVars: the format refers to prefix variables (%1–%9) besides
+	// %0, so that its text needs the record's Prefix.
+	prefixVars bool
 }
 
 // Attr is one KEY=value pair of a #typev line.
@@ -604,6 +607,11 @@ func (m *Message) finish() error {
 		m.Flags = m.Level
 	}
 	m.format = compileFormat(m.Format)
+	for _, s := range m.format {
+		if s.kind == segInsert && s.n <= 9 {
+			m.prefixVars = true
+		}
+	}
 	for i := range m.Args {
 		a := &m.Args[i]
 		for j := range m.Args[:i] {
