@@ -18,6 +18,7 @@ import (
 type textEncoder struct {
 	clock   timeCache
 	scratch []byte // a string value's text, before it is quoted
+	stamp   []byte // the time of a WPP message's prefix
 	// message: an event whose schema has a message shows it, filled,
 	// instead of its fields (--message).
 	message bool
@@ -79,6 +80,15 @@ func (e *textEncoder) appendMessage(dst []byte, d *describe.Description) []byte 
 // characters are escaped as in field values.
 func appendOneLine(dst, m []byte) []byte {
 	for i := 0; i < len(m); i++ {
+		// Runs of plain bytes go in one copy.
+		j := i
+		for j < len(m) && m[j] >= 0x20 && m[j] != 0x7f {
+			j++
+		}
+		dst = append(dst, m[i:j]...)
+		if i = j; i == len(m) {
+			break
+		}
 		switch c := m[i]; {
 		case c == '\r' || c == '\n':
 			if c == '\r' && i+1 < len(m) && m[i+1] == '\n' {

@@ -97,6 +97,8 @@ func (w wppOptions) wppLevel(r *record.Record) (uint8, uint64, bool) {
 // text; bytes the TMF does not account for follow as TrailingData=0x….
 func (e *textEncoder) appendWPP(dst []byte, r *record.Record, d *describe.Description) []byte {
 	p := wpp.PrefixOf(r)
+	e.stamp = e.clock.append(e.stamp[:0], p.Time)
+	p.TimeText = e.stamp
 	e.scratch = d.WPP.AppendLine(e.scratch[:0], d.Fields, &p, nil)
 	dst = appendOneLine(dst, e.scratch)
 	if v, ok := payload.HasTrailingData(d.Fields); ok {

@@ -25,6 +25,9 @@ type Prefix struct {
 	CPU        uint32    // %9
 	// PointerSize sizes %p of prefix variables; 0 counts as 8.
 	PointerSize int
+	// TimeText, when set, is %4 as the caller has it already formatted,
+	// in place of Time.
+	TimeText []byte
 }
 
 // PrefixOf is what the prefix variables stand for in record r: its
@@ -72,24 +75,38 @@ func (m *Message) AppendText(dst []byte, args []payload.Value, p *Prefix) []byte
 
 // AppendLine appends the message as tracefmt prints it: the prefix (prefix
 // rendered, DefaultPrefix when nil) where the format has %0, then the text.
+// Given the values Values made, whose Message holds the text already, the
+// text is not rendered again.
 func (m *Message) AppendLine(dst []byte, args []payload.Value, p *Prefix, prefix *Format) []byte {
-	args = ArgValues(args)
 	if prefix == nil {
 		prefix = DefaultPrefix
 	}
+	if m.leadingPrefix && len(args) > 0 && args[0].Field() == MessageField {
+		dst = m.appendPrefix(dst, prefix, p)
+		dst = append(dst, m.gap...)
+		return append(dst, args[0].Raw()...)
+	}
+	args = ArgValues(args)
 	for i := range m.format {
 		s := &m.format[i]
 		if s.kind == segPrefix {
-			for j := range prefix.segs {
-				ps := &prefix.segs[j]
-				if ps.kind == segPrefix {
-					continue
-				}
-				dst = m.appendPrefixSeg(dst, ps, p)
-			}
+			dst = m.appendPrefix(dst, prefix, p)
 			continue
 		}
 		dst = m.appendSeg(dst, s, args, p)
+	}
+	return dst
+}
+
+// appendPrefix renders a prefix format.
+func (m *Message) appendPrefix(dst []byte, prefix *Format, p *Prefix) []byte {
+	if p == nil {
+		p = &Prefix{}
+	}
+	for j := range prefix.segs {
+		if ps := &prefix.segs[j]; ps.kind != segPrefix {
+			dst = m.appendPrefixSeg(dst, ps, p)
+		}
 	}
 	return dst
 }
@@ -154,6 +171,9 @@ func (m *Message) appendSeg(dst []byte, s *segment, args []payload.Value, p *Pre
 			return appendArg(dst, a, &args[i], s.conv, ptr)
 		}
 		if s.n <= 9 {
+			if p == nil {
+				p = &Prefix{}
+			}
 			return m.appendPrefixSeg(dst, s, p)
 		}
 		// An insert no argument has: its text, as written.
@@ -162,7 +182,7 @@ func (m *Message) appendSeg(dst []byte, s *segment, args []payload.Value, p *Pre
 	return dst
 }
 
-// appendPrefixSeg renders a segment of a prefix format.
+// appendPrefixSeg renders a segment of a prefix format; p is not nil.
 func (m *Message) appendPrefixSeg(dst []byte, s *segment, p *Prefix) []byte {
 	switch s.kind {
 	case segText:
@@ -170,47 +190,42 @@ func (m *Message) appendPrefixSeg(dst []byte, s *segment, p *Prefix) []byte {
 	case segMeta:
 		return m.appendMeta(dst, s.text)
 	case segInsert:
-		var q Prefix
-		if p != nil {
-			q = *p
-		}
-		num := func(x uint32) []byte {
-			mark := len(dst)
-			return pad(appendInteger(dst, s.conv, uint64(x), 4, false, q.PointerSize), mark, s.conv, true)
-		}
-		str := func(t string) []byte {
-			mark := len(dst)
-			return pad(appendString(dst, t, s.conv), mark, s.conv, false)
-		}
+		var x uint32
+		mark := len(dst)
 		switch s.n {
 		case 1:
-			return str(m.Module)
+			return pad(appendString(dst, m.Module, s.conv), mark, s.conv, false)
 		case 2:
-			return str(m.Name)
+			return pad(appendString(dst, m.Name, s.conv), mark, s.conv, false)
 		case 3:
-			return num(q.ThreadID)
+			x = p.ThreadID
 		case 4:
-			if q.Time.IsZero() {
-				return str("-")
+			switch {
+			case p.TimeText != nil:
+				dst = append(dst, p.TimeText...)
+			case p.Time.IsZero():
+				dst = append(dst, '-')
+			default:
+				dst = p.Time.UTC().AppendFormat(dst, timeLayout)
 			}
-			mark := len(dst)
-			dst = q.Time.UTC().AppendFormat(dst, timeLayout)
 			if s.conv.prec >= 0 {
 				dst = cutRunes(dst, mark, s.conv.prec)
 			}
 			return pad(dst, mark, s.conv, false)
 		case 5:
-			return num(q.KernelTime)
+			x = p.KernelTime
 		case 6:
-			return num(q.UserTime)
+			x = p.UserTime
 		case 7:
-			return num(q.Sequence)
+			x = p.Sequence
 		case 8:
-			return num(q.ProcessID)
+			x = p.ProcessID
 		case 9:
-			return num(q.CPU)
+			x = p.CPU
+		default:
+			return append(dst, s.text...)
 		}
-		return append(dst, s.text...)
+		return pad(appendInteger(dst, s.conv, uint64(x), 4, false, p.PointerSize), mark, s.conv, true)
 	}
 	return dst
 }
@@ -691,6 +706,9 @@ func trimFloatZeros(dst []byte, mark int) []byte {
 // spaces before it, or after with "-", or zeros after the sign and any
 // 0x for a number with the "0" flag.
 func pad(dst []byte, mark int, cv conversion, numeric bool) []byte {
+	if cv.width == 0 {
+		return dst
+	}
 	n := utf8.RuneCount(dst[mark:])
 	if cv.width <= n {
 		return dst

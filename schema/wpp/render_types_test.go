@@ -211,6 +211,14 @@ func TestRenderTypes(t *testing.T) {
 			assert.Equal(t, m.Args[j].Name, vals[j].Name())
 		}
 		assert.Equal(t, want[i], string(m.AppendText(nil, vals, nil)), "%s, %d-byte pointers", m.Name, msgs[i].ptr)
+		// The line from the values Values makes, which hold the text, is
+		// the line rendered from the arguments.
+		p := wpp.PrefixOf(r)
+		var text []byte
+		described, err := m.Values(nil, &text, r.UserData, r.PointerSize(), &p)
+		require.NoError(t, err)
+		assert.Equal(t, want[i], string(text))
+		assert.Equal(t, string(m.AppendLine(nil, vals, &p, nil)), string(m.AppendLine(nil, described, &p, nil)))
 	})
 }
 

@@ -56,6 +56,10 @@ type Message struct {
 	// prefixVars: the format refers to prefix variables (%1–%9) besides
 	// %0, so that its text needs the record's Prefix.
 	prefixVars bool
+	// leadingPrefix: the format starts with its only %0, so that its line
+	// is the prefix, gap (the spaces after %0) and its text.
+	leadingPrefix bool
+	gap           string
 }
 
 // Attr is one KEY=value pair of a #typev line.
@@ -607,9 +611,20 @@ func (m *Message) finish() error {
 		m.Flags = m.Level
 	}
 	m.format = compileFormat(m.Format)
+	prefixes := 0
 	for _, s := range m.format {
-		if s.kind == segInsert && s.n <= 9 {
+		switch {
+		case s.kind == segInsert && s.n <= 9:
 			m.prefixVars = true
+		case s.kind == segPrefix:
+			prefixes++
+		}
+	}
+	if prefixes == 1 && m.format[0].kind == segPrefix {
+		m.leadingPrefix = true
+		if len(m.format) > 1 && m.format[1].kind == segText {
+			t := m.format[1].text
+			m.gap = t[:len(t)-len(strings.TrimLeft(t, " \t"))]
 		}
 	}
 	for i := range m.Args {
