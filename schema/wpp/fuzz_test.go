@@ -98,8 +98,18 @@ func FuzzDecode(f *testing.F) {
 		if len(vals) > len(m.Args)+1 {
 			t.Fatalf("%d values of %d arguments", len(vals), len(m.Args))
 		}
-		m.AppendText(nil, vals, nil)
-		m.AppendLine(nil, vals, &wpp.Prefix{PointerSize: ptr}, nil)
+		p := &wpp.Prefix{PointerSize: ptr, CPU: 1}
+		line := m.AppendLine(nil, vals, p, nil)
 		payload.AppendJSONObject(nil, vals)
+		// The line from the described values, which hold the text, is
+		// the line rendered from the arguments.
+		var text []byte
+		described, _ := m.Values(nil, &text, args, ptr, p)
+		if got := m.AppendLine(nil, described, p, nil); !bytes.Equal(got, line) {
+			t.Fatalf("line from the text %q, from the arguments %q", got, line)
+		}
+		if !bytes.Equal(text, m.AppendText(nil, vals, p)) {
+			t.Fatalf("text %q, rendered %q", text, m.AppendText(nil, vals, p))
+		}
 	})
 }
