@@ -110,6 +110,8 @@ func (d *dumper) dump() int {
 	default:
 		if d.opts.format == "etl" {
 			d.writeETL()
+		} else if isProfileFormat(d.opts.format) {
+			d.profile()
 		} else {
 			d.records()
 		}
