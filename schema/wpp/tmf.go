@@ -11,8 +11,9 @@ import (
 )
 
 // Message is one message of a TMF: a #typev entry under the GUID line of
-// its source file. Its fields are what the TMF says; a Message is not
-// changed once a Set holds it, and may be read from any goroutine.
+// its source file. Its fields are what the TMF says, and Keyword what the
+// Set it is loaded into adds; once loading is done a Message does not
+// change, and may be read from any goroutine.
 type Message struct {
 	// GUID is the message GUID of the GUID line, the one the records
 	// carry; Number is the message number after the name.
