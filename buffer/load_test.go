@@ -275,9 +275,9 @@ func TestWalkSpan(t *testing.T) {
 		total += w.Span(start)
 	}
 	// The header buffer and 0x400-byte buffers, except the two compressed
-	// ones, stored at their compressed sizes (0x60, 0x64); the damaged one
+	// ones, stored at their compressed sizes (0x60, 0x66); the damaged one
 	// (BufferSize 0x10) covers the session's 0x400 it was stepped over by;
 	// the last is cut to 0x60 bytes.
-	assert.Equal(t, []int64{0x400, 0x400, 0x400, 0x60, 0x400, 0x400, 0x64, 0x60}, spans)
+	assert.Equal(t, []int64{0x400, 0x400, 0x400, 0x60, 0x400, 0x400, 0x66, 0x60}, spans)
 	assert.Equal(t, int64(len(in)), total)
 }

@@ -34,6 +34,9 @@ type dumper struct {
 	line   []byte // reused for every record
 	err    error  // the first write error
 	status int
+	// writing is set once the output is being written: what fails
+	// before (no input opened, a bad manifest or filter) writes nothing.
+	writing bool
 
 	inputs   []*input
 	filter   *filter.Filter
@@ -58,9 +61,19 @@ func (d *dumper) fail(status int) {
 func (d *dumper) dump() int {
 	defer d.closeInputs()
 	if len(d.opts.manifests) > 0 {
-		set, err := manifest.LoadPaths(d.opts.manifests...)
-		if err != nil {
+		set, err := manifest.LoadPaths(manifest.Options{Warn: func(err error) {
 			fmt.Fprintf(d.stderr, "etldump: --manifest: %v\n", err)
+		}}, d.opts.manifests...)
+		if err != nil {
+			// A manifest named on its own must be read; each refusal is
+			// said.
+			errs := []error{err}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				errs = j.Unwrap()
+			}
+			for _, e := range errs {
+				fmt.Fprintf(d.stderr, "etldump: --manifest: %v\n", e)
+			}
 			d.fail(exitFatal)
 			return d.status
 		}
@@ -75,6 +88,7 @@ func (d *dumper) dump() int {
 	}
 	d.line = make([]byte, 0, 4096)
 	if d.opts.view == "header" {
+		d.writing = true
 		d.printHeaders()
 		return d.status
 	}
@@ -100,6 +114,7 @@ func (d *dumper) dump() int {
 		d.filter = flt
 	}
 	d.progress = newProgress(d.opts.progress, d.stderr, d.inputs, d.opts.order != "file")
+	d.writing = true
 	switch d.opts.view {
 	case "count":
 		d.count()
@@ -110,6 +125,8 @@ func (d *dumper) dump() int {
 	default:
 		if d.opts.format == "etl" {
 			d.writeETL()
+		} else if d.opts.format == "pcapng" {
+			d.writePcapng()
 		} else if isProfileFormat(d.opts.format) {
 			d.profile()
 		} else {
@@ -283,10 +300,8 @@ func (d *dumper) reportDamage(name string, st *etl.Stats) {
 func damageSummary(name string, st *etl.Stats) string {
 	var parts []string
 	plural := func(n int, one, many string) {
-		if n == 1 {
-			parts = append(parts, "1 "+one)
-		} else if n > 1 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		if n > 0 {
+			parts = append(parts, counted(n, one, many))
 		}
 	}
 	plural(st.BuffersSkipped, "buffer skipped", "buffers skipped")
@@ -308,11 +323,19 @@ func damageSummary(name string, st *etl.Stats) string {
 			first = errorReason(fe)
 		}
 	}
-	msg := fmt.Sprintf("etldump: %s: offset 0x%x: damaged: %s; %d records read", name, off, strings.Join(parts, ", "), st.Records)
+	msg := fmt.Sprintf("etldump: %s: offset 0x%x: damaged: %s; %s read", name, off, strings.Join(parts, ", "), counted(st.Records, "record", "records"))
 	if first != "" {
 		msg += "; first: " + first
 	}
 	return msg
+}
+
+// counted is a count with its noun: "1 record", "2 records", "0 records".
+func counted[N int | int64 | uint32](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // errorReason is a FormatError without its offset, which the message

@@ -28,6 +28,8 @@ type options struct {
 	message   bool
 	// tmf are the --tmf paths.
 	tmf []string
+	// firstAppearance is --first-appearance (--format pcapng).
+	firstAppearance bool
 	// profile holds the flags of the profile formats (profile.go).
 	profile profileOptions
 
@@ -168,9 +170,9 @@ func parseOptions(args []string) (*options, *parser, error) {
 				o.window = w
 				return err
 			}},
-		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv, xml, etl (a new trace, with -o), parquet (with -o), or a CPU profile: pprof, speedscope, folded; text or json for --header, --stats and --activities",
-			set: oneOf(&o.format, "text, jsonl, csv, xml, etl, parquet, pprof, speedscope, folded, or json for --header, --stats and --activities",
-				"text", "jsonl", "csv", "xml", "json", "etl", "parquet", "pprof", "speedscope", "folded")},
+		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv, xml, etl (a new trace, with -o), parquet (with -o), pcapng (the packets of NDIS-PacketCapture and PktMon, with -o), or a CPU profile: pprof, speedscope, folded; text or json for --header, --stats and --activities",
+			set: oneOf(&o.format, "text, jsonl, csv, xml, etl, parquet, pcapng, pprof, speedscope, folded, or json for --header, --stats and --activities",
+				"text", "jsonl", "csv", "xml", "json", "etl", "parquet", "pcapng", "pprof", "speedscope", "folded")},
 		{name: "manifest", arg: "PATH", help: "decode events with this instrumentation manifest (.man or .xml), or with every one in this directory (repeatable)",
 			set: func(v string) error { o.manifests = append(o.manifests, v); return nil }},
 		tmfFlag(o),
@@ -192,6 +194,7 @@ func parseOptions(args []string) (*options, *parser, error) {
 			set: func(string) error { o.help = true; return nil }},
 	}
 	defs = append(defs, profileFlags(o)...)
+	defs = append(defs, pcapngFlags(o)...)
 	p := newParser(defs)
 	files, err := p.parse(args)
 	if err != nil {
@@ -233,6 +236,9 @@ func (o *options) check() error {
 		return usagef("--message applies to the records of --format text (--format xml always carries the message)")
 	}
 	if err := o.checkParquet(); err != nil {
+		return err
+	}
+	if err := o.checkPcapng(); err != nil {
 		return err
 	}
 	if len(o.entries) == 0 {

@@ -111,7 +111,14 @@ func TestRoundTripEveryKind(t *testing.T) {
 			assert.Equal(t, inFirst.Flags, first.Flags)
 			assert.Equal(t, inFirst.Type, first.Type)
 			assert.EqualValues(t, st.Buffers, hdr.BuffersWritten)
-			assert.Zero(t, hdr.LogFileMode&header.ModeCompressed)
+			assert.Equal(t, s.LogFileMode&etltest.ModeCompressed, hdr.LogFileMode&header.ModeCompressed, "compressed as the input was")
+			if s.DataBuffer.Compress {
+				assert.Equal(t, st.Buffers-1, w.compressed, "every buffer but the header buffer compressed")
+				assert.Less(t, len(out), len(in), "smaller than 4 KiB buffers written whole")
+				assert.EqualValues(t, 2, hdr.SubVersion, "log-format version 2.0")
+			} else {
+				assert.Zero(t, w.compressed)
+			}
 			assert.NotZero(t, hdr.LogFileMode&header.ModeRelog)
 			assert.Equal(t, s.LogFileMode&etltest.ModeNoPerProcessorBuffering, hdr.LogFileMode&header.ModeNoPerProcessorBuffering)
 			assert.Equal(t, s.EndTime, hdr.EndTime)
