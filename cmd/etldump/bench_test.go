@@ -95,7 +95,7 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 	f.Close()
-	z := newDescriber(true, nil, nil, nil)
+	z := newDescriber(true, nil, nil, nil, wppOptions{})
 	descs := make([]describe.Description, len(recs))
 	for i, r := range recs {
 		z.describe(r, &descs[i])
@@ -179,7 +179,7 @@ func BenchmarkSampleRecords(b *testing.B) {
 		enc  encoder
 	}{{"jsonl", &jsonlEncoder{}}, {"csv", &csvEncoder{}}, {"text", &textEncoder{}}} {
 		b.Run(c.name, func(b *testing.B) {
-			z := newDescriber(true, trace, nil, d.learned)
+			z := newDescriber(true, trace, nil, d.learned, wppOptions{})
 			var ds describe.Description
 			line := make([]byte, 0, 1<<20)
 			for _, r := range recs {

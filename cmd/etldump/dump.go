@@ -47,7 +47,9 @@ type dumper struct {
 	trace     *schema.Set
 	// learned is the first pass that learned trace, with the inputs'
 	// kernel file and volume names and .NET type names.
-	learned  *describe.Learner
+	learned *describe.Learner
+	// wpp holds the TMF messages of --tmf.
+	wpp      wppOptions
 	progress *progress
 	set      *etl.Set
 }
@@ -81,7 +83,7 @@ func (d *dumper) dump() int {
 		d.manifests = set
 	}
 	d.open()
-	if len(d.inputs) == 0 {
+	if len(d.inputs) == 0 || !d.loadTMF() {
 		return d.status
 	}
 	d.line = make([]byte, 0, 4096)
@@ -98,11 +100,12 @@ func (d *dumper) dump() int {
 		if usesEventNames(&d.opts.session) {
 			trace = d.learnTrace()
 		}
-		names := newDescriber(false, trace, d.manifests, nil)
-		flt, err := filter.Compile(filter.Options{
-			TraceStart: d.traceStart(),
-			Lookup:     filter.Lookup{EventName: names.d.EventName},
-		}, d.opts.session)
+		names := newDescriber(false, trace, d.manifests, nil, d.wpp)
+		lookup := filter.Lookup{EventName: names.d.EventName}
+		if d.wpp.set != nil {
+			lookup.Message = d.wpp.wppLevel
+		}
+		flt, err := filter.Compile(filter.Options{TraceStart: d.traceStart(), Lookup: lookup}, d.opts.session)
 		if err != nil {
 			fmt.Fprintf(d.stderr, "etldump: filter: %v\n", err)
 			d.fail(exitFatal)
@@ -216,7 +219,7 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 
 func (d *dumper) records() {
 	trace := d.learnTrace()
-	d.describe = newDescriber(true, trace, d.manifests, d.learned)
+	d.describe = newDescriber(true, trace, d.manifests, d.learned, d.wpp)
 	if d.opts.format == "parquet" {
 		d.parquet()
 		return

@@ -227,7 +227,7 @@ func TestDotNetDecodingAllocatesNothing(t *testing.T) {
 		}
 		f.Close()
 	}
-	z := newDescriber(true, nil, nil, nil)
+	z := newDescriber(true, nil, nil, nil, wppOptions{})
 	var d describe.Description
 	decoded := 0
 	for _, r := range recs {

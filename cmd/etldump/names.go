@@ -25,13 +25,15 @@ type describer struct {
 // events (see learnTrace), first, then the --manifest events (nil for
 // none), then the built-in tables; learned (nil for none) is the first
 // pass over the inputs, whose kernel file and volume names and .NET type
-// names the descriptions start from.
-func newDescriber(payload bool, trace, manifests *schema.Set, learned *describe.Learner) *describer {
+// names the descriptions start from; w the TMF messages of WPP records.
+func newDescriber(payload bool, trace, manifests *schema.Set, learned *describe.Learner, w wppOptions) *describer {
 	opts := describe.Options{
-		Trace:         trace,
-		Manifests:     manifests,
-		BuiltIn:       []*schema.Set{dotnet.Set()},
-		ProviderNames: providers.Name,
+		Trace:          trace,
+		Manifests:      manifests,
+		BuiltIn:        []*schema.Set{dotnet.Set()},
+		ProviderNames:  providers.Name,
+		WPP:            w.set,
+		WPPPointerSize: w.pointerSize,
 	}
 	if learned != nil {
 		opts.KernelNames, opts.TypeNames = learned.KernelNames(), learned.TypeNames()

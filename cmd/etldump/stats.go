@@ -73,7 +73,7 @@ func (t *tally) add(r *record.Record, d *describe.Description) {
 
 func (d *dumper) stats() {
 	t := &tally{providers: make(map[uuid.UUID]*providerCount), events: make(map[eventKey]int)}
-	d.describe = newDescriber(false, d.learnTrace(), d.manifests, nil)
+	d.describe = newDescriber(false, d.learnTrace(), d.manifests, nil, d.wpp)
 	var ds describe.Description
 	d.each(func(r *record.Record) bool {
 		d.describe.describe(r, &ds)
