@@ -64,9 +64,8 @@ type Learner struct {
 	// the .NET type names, for the events that name types by id.
 	kernel kernel.State
 	types  dotnet.TypeNames
-	// manifestSet is the user's manifests NewTraceLearner was given, for
-	// DescribeOptions.
-	manifestSet *schema.Set
+	// trace is what NewTraceLearner was given, for DescribeOptions.
+	trace TraceOptions
 }
 
 type mapKey struct {

@@ -6,16 +6,22 @@ import (
 	"github.com/etlkit/etlkit/schema/dotnet"
 	"github.com/etlkit/etlkit/schema/manifest"
 	"github.com/etlkit/etlkit/schema/providers"
+	"github.com/etlkit/etlkit/schema/wpp"
 )
 
 // TraceOptions choose the sources ForTrace uses beyond what the traces
-// carry and the built-in tables. The zero value, or nil, gives none.
+// carry and the built-in tables: the user's manifests and TMF messages. The zero value, or nil, gives none.
 type TraceOptions struct {
 	// Manifests are the events of instrumentation manifests that describe
 	// the user's own providers (see LoadManifests), nil for none. They
 	// come after what the traces say of themselves and before the
 	// built-in tables.
 	Manifests *schema.Set
+	// WPP holds the TMF messages WPP records are named and decoded with
+	// (see Options.WPP), nil for none; WPPPointerSize sizes the pointers
+	// of the messages whose header does not give it.
+	WPP            *wpp.Set
+	WPPPointerSize int
 }
 
 // LoadManifests reads instrumentation manifests for TraceOptions: each
@@ -67,9 +73,11 @@ func ForTrace(opts *TraceOptions, readers ...*etl.Reader) (*Describer, *Learner)
 func NewTraceLearner(opts *TraceOptions) *Learner {
 	l := NewLearner()
 	l.SetManifestParser(parseEventSourceManifest)
-	if opts != nil && opts.Manifests != nil {
-		l.Defer(opts.Manifests)
-		l.manifestSet = opts.Manifests
+	if opts != nil {
+		if opts.Manifests != nil {
+			l.Defer(opts.Manifests)
+		}
+		l.trace = *opts
 	}
 	l.Defer(dotnet.Set())
 	return l
@@ -82,16 +90,18 @@ func (l *Learner) ScanReader(r *etl.Reader) {
 }
 
 // DescribeOptions are the Options of a Describer that describes with what
-// l learned, then the manifests NewTraceLearner was given, then the
-// built-in tables, starting from the kernel and .NET names l learned.
+// l learned, then the sources NewTraceLearner was given, then the built-in
+// tables, starting from the kernel and .NET names l learned.
 func (l *Learner) DescribeOptions() Options {
 	return Options{
-		Trace:         l.Set(),
-		Manifests:     l.manifestSet,
-		BuiltIn:       []*schema.Set{dotnet.Set()},
-		ProviderNames: providers.Name,
-		KernelNames:   l.KernelNames(),
-		TypeNames:     l.TypeNames(),
+		Trace:          l.Set(),
+		Manifests:      l.trace.Manifests,
+		BuiltIn:        []*schema.Set{dotnet.Set()},
+		ProviderNames:  providers.Name,
+		KernelNames:    l.KernelNames(),
+		TypeNames:      l.TypeNames(),
+		WPP:            l.trace.WPP,
+		WPPPointerSize: l.trace.WPPPointerSize,
 	}
 }
 

@@ -46,7 +46,9 @@ type dumper struct {
 	// learned is the first pass over the inputs, once made: what they say
 	// of their own events, their kernel file and volume names and .NET
 	// type names.
-	learned  *describe.Learner
+	learned *describe.Learner
+	// wpp holds the TMF messages of --tmf.
+	wpp      wppOptions
 	progress *progress
 	set      *etl.Set
 }
@@ -77,7 +79,7 @@ func (d *dumper) dump() int {
 		d.manifests = set
 	}
 	d.open()
-	if len(d.inputs) == 0 {
+	if len(d.inputs) == 0 || !d.loadTMF() {
 		return d.status
 	}
 	d.line = make([]byte, 0, 4096)
@@ -91,10 +93,11 @@ func (d *dumper) dump() int {
 		// --event-name matches what EventName shows: kernel, manifest and
 		// TraceLogging names alike.
 		names := d.newDescriber(false, usesEventNames(&d.opts.session))
-		flt, err := filter.Compile(filter.Options{
-			TraceStart: d.traceStart(),
-			Lookup:     filter.Lookup{EventName: names.d.EventName},
-		}, d.opts.session)
+		lookup := filter.Lookup{EventName: names.d.EventName}
+		if d.wpp.set != nil {
+			lookup.Message = d.wpp.wppLevel
+		}
+		flt, err := filter.Compile(filter.Options{TraceStart: d.traceStart(), Lookup: lookup}, d.opts.session)
 		if err != nil {
 			fmt.Fprintf(d.stderr, "etldump: filter: %v\n", err)
 			d.fail(exitFatal)

@@ -41,7 +41,7 @@ func (z *describer) describe(r *record.Record, d *describe.Description) {
 }
 
 func (d *dumper) traceOptions() *describe.TraceOptions {
-	return &describe.TraceOptions{Manifests: d.manifests}
+	return &describe.TraceOptions{Manifests: d.manifests, WPP: d.wpp.set, WPPPointerSize: d.wpp.pointerSize}
 }
 
 // maxLearnWarnings bounds the lines a run prints about metadata it could

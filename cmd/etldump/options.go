@@ -27,6 +27,8 @@ type options struct {
 	// manifests are the --manifest paths; message is --message.
 	manifests []string
 	message   bool
+	// tmf are the --tmf paths.
+	tmf []string
 	// firstAppearance is --first-appearance (--format pcapng).
 	firstAppearance bool
 	// profile holds the flags of the profile formats (profile.go).
@@ -174,6 +176,7 @@ func parseOptions(args []string) (*options, *parser, error) {
 				"text", "jsonl", "csv", "xml", "json", "etl", "parquet", "pcapng", "pprof", "speedscope", "folded")},
 		{name: "manifest", arg: "PATH", help: "decode events with this instrumentation manifest (.man or .xml), or with every one in this directory (repeatable)",
 			set: func(v string) error { o.manifests = append(o.manifests, v); return nil }},
+		tmfFlag(o),
 		{name: "message", help: "with --format text: print the event's message with its %1...%n filled in place of the fields, for events whose manifest gives one",
 			set: func(string) error { o.message = true; return nil }},
 		{name: "output", short: "o", arg: "FILE", help: "write to FILE instead of standard output; with --format parquet, -o DIR/ writes one file per input",

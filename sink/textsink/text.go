@@ -18,6 +18,7 @@ import (
 type textEncoder struct {
 	clock   timeCache
 	scratch []byte // a string value's text, before it is quoted
+	stamp   []byte // the time of a WPP message's prefix
 	// message: an event whose schema has a message shows it, filled,
 	// instead of its fields (Options.Message).
 	message bool
@@ -27,6 +28,9 @@ func (*textEncoder) begin(dst []byte) []byte { return dst }
 func (*textEncoder) end(dst []byte) []byte   { return dst }
 
 func (e *textEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
+	if d.WPP != nil && d.Decoded {
+		return e.appendWPP(dst, r, d)
+	}
 	fs := record.DescriptorFieldsOf(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = e.clock.append(dst, r.TimeStamp())
@@ -64,13 +68,27 @@ func (e *textEncoder) record(dst []byte, r *record.Record, d *describe.Descripti
 	return append(dst, '\n')
 }
 
-// appendMessage appends the event's message as the rest of the line: its
-// line breaks (a CR LF pair, or either alone) become one space, and other
-// control characters are escaped as in field values.
+// appendMessage appends the event's message, filled, as the rest of the
+// line.
 func (e *textEncoder) appendMessage(dst []byte, d *describe.Description) []byte {
 	e.scratch = schema.AppendMessage(e.scratch[:0], d.Event.Message, d.Fields)
-	m := e.scratch
+	return appendOneLine(dst, e.scratch)
+}
+
+// appendOneLine appends text as the rest of a line: its line breaks (a CR
+// LF pair, or either alone) become one space, and other control
+// characters are escaped as in field values.
+func appendOneLine(dst, m []byte) []byte {
 	for i := 0; i < len(m); i++ {
+		// Runs of plain bytes go in one copy.
+		j := i
+		for j < len(m) && m[j] >= 0x20 && m[j] != 0x7f {
+			j++
+		}
+		dst = append(dst, m[i:j]...)
+		if i = j; i == len(m) {
+			break
+		}
 		switch c := m[i]; {
 		case c == '\r' || c == '\n':
 			if c == '\r' && i+1 < len(m) && m[i+1] == '\n' {
