@@ -127,12 +127,15 @@ var ErrClosed = errors.New("textsink: writer closed")
 // Writer writes records in one format to an io.Writer, in blocks. It does
 // not close the io.Writer.
 type Writer struct {
-	w      io.Writer
-	enc    *Encoder
-	buf    []byte
-	err    error
+	w   io.Writer
+	enc encoder
+	buf []byte
+	// ready says that Write may encode at once: the output has begun, and
+	// neither an error nor Close has stopped it.
+	ready  bool
 	begun  bool
 	closed bool
+	err    error
 }
 
 // NewWriter returns a writer of the format opts names to w.
@@ -141,30 +144,40 @@ func NewWriter(w io.Writer, opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{w: w, enc: enc, buf: make([]byte, 0, 4096)}, nil
+	return &Writer{w: w, enc: enc.enc, buf: make([]byte, 0, 4096)}, nil
 }
 
 // Write encodes one record with its description. The first error writing
 // to the io.Writer is returned then and by every later call.
 func (w *Writer) Write(r *record.Record, d *describe.Description) error {
-	if w.closed {
-		return ErrClosed
+	if !w.ready {
+		if err := w.start(); err != nil {
+			return err
+		}
 	}
-	if w.err != nil {
-		return w.err
-	}
-	if !w.begun {
-		w.begin()
-	}
-	w.buf = w.enc.Append(w.buf, r, d)
+	w.buf = w.enc.record(w.buf, r, d)
 	if len(w.buf) > flushSize {
 		return w.flush()
 	}
 	return nil
 }
 
+// start begins the output before the first record, or says why Write
+// cannot go on.
+func (w *Writer) start() error {
+	switch {
+	case w.closed:
+		return ErrClosed
+	case w.err != nil:
+		return w.err
+	}
+	w.begin()
+	w.ready = true
+	return nil
+}
+
 func (w *Writer) begin() {
-	w.buf, w.begun = w.enc.Begin(w.buf), true
+	w.buf, w.begun = w.enc.begin(w.buf), true
 }
 
 // Flush writes what the Writer holds to the io.Writer.
@@ -181,7 +194,7 @@ func (w *Writer) flush() error {
 	}
 	if len(w.buf) > 0 {
 		if _, err := w.w.Write(w.buf); err != nil {
-			w.err = err
+			w.err, w.ready = err, false
 			return err
 		}
 		w.buf = w.buf[:0]
@@ -195,12 +208,12 @@ func (w *Writer) Close() error {
 	if w.closed {
 		return w.err
 	}
-	w.closed = true
+	w.closed, w.ready = true, false
 	if w.err == nil {
 		if !w.begun {
 			w.begin()
 		}
-		w.buf = w.enc.End(w.buf)
+		w.buf = w.enc.end(w.buf)
 		w.flush()
 	}
 	return w.err
