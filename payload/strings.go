@@ -84,8 +84,8 @@ func NextString(b []byte, from int) (StringRun, bool) {
 		if end-i >= MinStringRun {
 			return StringRun{Start: i, End: end}, true
 		}
-		// Too short: its last character may still start a UTF-16 run.
-		i = max(j-1, i+1)
+		// Too short; no run starts inside it, but one may start at end.
+		i = end
 	}
 	return StringRun{}, false
 }

@@ -54,6 +54,7 @@ func TestStringsFound(t *testing.T) {
 		{"ascii then only with its last character utf16", cat([]byte("Name"), wide("Valu"), nul, nul), []string{"Name", "Valu"}},
 		{"ascii then utf16 at once reads as NUL-terminated", cat([]byte("Name"), wide("Value"), nul, nul), []string{"NameV", "alue"}},
 		{"short ascii then utf16", cat([]byte("ab"), wide("cdef")), []string{"cdef"}},
+		{"short NUL-terminated ascii then utf16", cat([]byte("ab"), nul, wide(`C:\x`)), []string{`C:\x`}},
 		{"utf16 then ascii", cat(wide("Start"), []byte("Stop!")), []string{"Start", "Stop!"}},
 		{"latin-1 in utf16", cat(wide("Microsoft® Windows® Café"), nul, nul), []string{"Microsoft® Windows® Café"}},
 		{"other utf16 breaks the run", cat(wide("abcd€efgh"), nul, nul), []string{"abcd", "efgh"}},
