@@ -9,7 +9,7 @@ import (
 
 // csvColumns are the JSON-lines field names, in the same order, so that a
 // spreadsheet and a jq script speak of the same things.
-const csvColumns = "TimeStamp,RawTimeStamp,HeaderType,ProviderId,ProviderName,EventName,Id,Version,Channel,Level,Opcode,Task,Keyword,ProcessId,ThreadId,ProcessorNumber,ActivityId,RelatedActivityId,Flags,Payload,UserData\r\n"
+const csvColumns = "TimeStamp,RawTimeStamp,HeaderType,ProviderId,ProviderName,EventName,Id,Version,Channel,Level,Opcode,Task,Keyword,ProcessId,ThreadId,ProcessorNumber,ActivityId,RelatedActivityId,Flags,Payload,UserData,UserDataStrings\r\n"
 
 // csvEncoder writes RFC 4180 CSV: a fixed header row, CRLF line ends, and
 // cells quoted only when they hold a comma, a quote or a line break. A
@@ -50,8 +50,14 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 		dst = appendHex16(dst, ed.Keyword)
 	}
 	dst = append(dst, ',')
-	dst = csvUint(dst, r.HasThreadProcess, uint64(r.ProcessId))
-	dst = csvUint(dst, r.HasThreadProcess, uint64(r.ThreadId))
+	if r.HasThreadProcess {
+		dst = appendID(dst, r.ProcessId)
+		dst = append(dst, ',')
+		dst = appendID(dst, r.ThreadId)
+	} else {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, ',')
 	dst = csvUint(dst, true, uint64(r.ProcessorNumber))
 	if fs&record.FieldActivityID != 0 {
 		dst = guid.Append(dst, r.ActivityId)
@@ -71,8 +77,15 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 	dst = append(dst, ',')
 	if !d.Decoded {
 		dst = appendHexBytes(dst, r.UserData)
+		// The strings cell is a JSON array of them, as jsonl's
+		// UserDataStrings.
+		if cell, ok := payload.AppendStringsJSON(e.cell[:0], r.UserData); ok {
+			e.cell = cell
+			dst = append(dst, ',')
+			return append(appendCSVBytes(dst, cell), '\r', '\n')
+		}
 	}
-	return append(dst, '\r', '\n')
+	return append(dst, ',', '\r', '\n')
 }
 
 // csvUint appends the number when the record has it, then the separator.

@@ -75,9 +75,9 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 	}
 	if r.HasThreadProcess {
 		dst = append(dst, `,"ProcessId":`...)
-		dst = appendUint(dst, uint64(r.ProcessId))
+		dst = appendID(dst, r.ProcessId)
 		dst = append(dst, `,"ThreadId":`...)
-		dst = appendUint(dst, uint64(r.ThreadId))
+		dst = appendID(dst, r.ThreadId)
 	}
 	dst = append(dst, `,"ProcessorNumber":`...)
 	dst = appendUint(dst, uint64(r.ProcessorNumber))
@@ -100,6 +100,7 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 		dst = append(dst, `,"UserData":"`...)
 		dst = appendHexBytes(dst, r.UserData)
 		dst = append(dst, '"')
+		dst = appendStrings(dst, `,"UserDataStrings":`, r.UserData)
 	}
 	return append(dst, '}', '\n')
 }
