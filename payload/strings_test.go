@@ -5,21 +5,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/etlkit/etlkit/header"
 )
 
 // wide is s as UTF-16LE, without a terminator.
-func wide(s string) []byte {
-	var b []byte
-	for _, u := range utf16.Encode([]rune(s)) {
-		b = append(b, byte(u), byte(u>>8))
-	}
-	return b
-}
+func wide(s string) []byte { return header.AppendUTF16(nil, s, false) }
 
 func cat(parts ...[]byte) []byte { return slices.Concat(parts...) }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
@@ -20,18 +19,11 @@ import (
 	"github.com/etlkit/etlkit/internal/samples"
 )
 
-// utf16z is s as UTF-16LE with its terminator, as ETW writes wide strings.
-func utf16z(s string) []byte { return append(utf16raw(s), 0, 0) }
+// utf16z is s as UTF-16LE with its terminator, as ETW writes wide
+// strings; utf16raw without it.
+var utf16z = etltest.UTF16Z
 
-func utf16raw(s string) []byte {
-	var b []byte
-	for _, r := range s {
-		b = binary.LittleEndian.AppendUint16(b, uint16(r))
-	}
-	return b
-}
-
-func u32le(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
+func utf16raw(s string) []byte { return header.AppendUTF16(nil, s, false) }
 
 // undecodedTrace holds records no schema describes, each with the strings
 // it should show: a manifest event of a provider without its manifest, a
@@ -49,17 +41,17 @@ func undecodedTrace(t *testing.T) (string, [][]string) {
 	}{
 		// UTF-16 from the first byte, ASCII to the last, with no NUL.
 		{&etltest.Event{ProviderId: provider, Descriptor: header.EventDescriptor{Id: 7}, TimeStamp: ts + 1, ProcessId: 4, ThreadId: 8,
-			UserData: slices.Concat(utf16z(`C:\Windows\System32\svchost.exe`), u32le(5), []byte("netsvcs"))},
+			UserData: slices.Concat(utf16z(`C:\Windows\System32\svchost.exe`), le32s(5), []byte("netsvcs"))},
 			[]string{`C:\Windows\System32\svchost.exe`, "netsvcs"}},
 		// An ANSI name and its NUL, then a UTF-16 one; a last UTF-16 run
 		// cut by the end of the payload in the middle of a character.
 		{&etltest.Full{Guid: class, Type: 12, TimeStamp: ts + 2, ProcessId: 4, ThreadId: 8,
-			Payload: slices.Concat(u32le(1), []byte("ServiceName\x00"), utf16z("Schedule"), u32le(0x10), utf16raw("Parameters")[:19])},
+			Payload: slices.Concat(le32s(1), []byte("ServiceName\x00"), utf16z("Schedule"), le32s(0x10), utf16raw("Parameters")[:19])},
 			[]string{"ServiceName", "Schedule", "Parameter"}},
 		// A WPP message of a component without a TMF: its arguments.
 		{&etltest.Message{OptionFlags: header.MessageGUID | header.MessageTimestamp | header.MessageSystemInfo, MessageNumber: 10,
 			Guid: wpp, TimeStamp: ts + 3, ProcessId: 4, ThreadId: 8,
-			Args: slices.Concat(u32le(2), []byte(`Services\NativeWifiP\Parameters`), []byte{0}, utf16z("wwansvc"))},
+			Args: slices.Concat(le32s(2), []byte(`Services\NativeWifiP\Parameters`), []byte{0}, utf16z("wwansvc"))},
 			[]string{`Services\NativeWifiP\Parameters`, "wwansvc"}},
 		// Runs of exactly four at both edges, three in between.
 		{&etltest.Event{ProviderId: provider, Descriptor: header.EventDescriptor{Id: 8}, TimeStamp: ts + 4, ProcessId: 4, ThreadId: 8,

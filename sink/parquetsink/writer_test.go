@@ -312,13 +312,7 @@ func TestUserDataStrings(t *testing.T) {
 	var out bytes.Buffer
 	w, err := NewWriter(&out, Options{})
 	require.NoError(t, err)
-	wide := func(s string) []byte {
-		var b []byte
-		for _, c := range s {
-			b = append(b, byte(c), 0)
-		}
-		return b
-	}
+	wide := func(s string) []byte { return header.AppendUTF16(nil, s, false) }
 	path := append(append([]byte{1, 0, 0, 0}, wide(`C:\Windows\explorer.exe`)...), 0, 0)
 	mixed := append(append([]byte("svchost.exe\x00"), wide("Schedule")...), 0, 0, 0xFF)
 	for _, c := range []struct {
