@@ -76,16 +76,22 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 	}
 	dst = append(dst, ',')
 	if !d.Decoded {
-		dst = appendHexBytes(dst, r.UserData)
-		// The strings cell is a JSON array of them, as jsonl's
-		// UserDataStrings.
-		if cell, ok := payload.AppendStringsJSON(e.cell[:0], r.UserData); ok {
-			e.cell = cell
-			dst = append(dst, ',')
-			return append(appendCSVBytes(dst, cell), '\r', '\n')
-		}
+		return e.appendUserData(dst, r.UserData)
 	}
 	return append(dst, ',', '\r', '\n')
+}
+
+// appendUserData appends the cells of a payload no schema decoded, its hex
+// and its strings as a JSON array (as jsonl's UserDataStrings), and ends
+// the row.
+func (e *csvEncoder) appendUserData(dst, userData []byte) []byte {
+	dst = appendHexBytes(dst, userData)
+	dst = append(dst, ',')
+	if cell, ok := payload.AppendStringsJSON(e.cell[:0], userData); ok {
+		e.cell = cell
+		dst = appendCSVBytes(dst, cell)
+	}
+	return append(dst, '\r', '\n')
 }
 
 // csvUint appends the number when the record has it, then the separator.
