@@ -153,3 +153,17 @@ func FuzzStrings(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkStrings scans the payloads of undecoded Shell-Core events as
+// their strings are written: a UTF-16 path with numbers around it, and
+// binary fields.
+func BenchmarkStrings(b *testing.B) {
+	p := cat([]byte{1, 0, 0, 0, 0x10, 0x27, 0, 0}, wide(`C:\Users\User\AppData\Local\Microsoft\Windows\Application Shortcuts`), []byte{0, 0},
+		[]byte{0xC8, 0x84, 0x3F, 0x12, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF}, []byte("explorer.exe\x00"), make([]byte, 24))
+	dst := make([]byte, 0, 4096)
+	b.SetBytes(int64(len(p)))
+	b.ReportAllocs()
+	for b.Loop() {
+		dst, _ = AppendStringsJSON(dst[:0], p)
+	}
+}

@@ -216,11 +216,9 @@ func appendID(dst []byte, v uint32) []byte {
 // schema decoded (payload.NextString) as a JSON array, or nothing when it
 // holds none.
 func appendStrings(dst []byte, key string, userData []byte) []byte {
-	if _, ok := payload.NextString(userData, 0); !ok {
-		return dst
+	if out, ok := payload.AppendStringsJSON(append(dst, key...), userData); ok {
+		return out
 	}
-	dst = append(dst, key...)
-	dst, _ = payload.AppendStringsJSON(dst, userData)
 	return dst
 }
 
