@@ -97,7 +97,22 @@ func (d *dumper) dump() int {
 		if d.wpp.set != nil {
 			lookup.Message = d.wpp.wppLevel
 		}
-		flt, err := filter.Compile(filter.Options{TraceStart: d.traceStart(), Lookup: lookup}, d.opts.session)
+		fopts := filter.Options{TraceStart: d.traceStart(), Lookup: lookup}
+		if namesProviders(d.opts) {
+			if d.learnsAnyway() {
+				// The names the first pass learns count too, and it is made
+				// for the output anyway.
+				d.learnTrace()
+			}
+			fopts.ResolveProvider = d.newProviderNames().resolve
+		}
+		flt, err := filter.Compile(fopts, d.opts.session)
+		var unknown *describe.UnknownProviderError
+		if errors.As(err, &unknown) {
+			fmt.Fprintf(d.stderr, "etldump: --provider: %v\n", unknown)
+			d.fail(exitFatal)
+			return d.status
+		}
 		if err != nil {
 			fmt.Fprintf(d.stderr, "etldump: filter: %v\n", err)
 			d.fail(exitFatal)
@@ -132,6 +147,21 @@ func (d *dumper) dump() int {
 		}
 	}
 	return d.status
+}
+
+// learnsAnyway reports whether the output describes records with what a
+// first pass over the inputs learns: the record formats and --stats.
+func (d *dumper) learnsAnyway() bool {
+	switch d.opts.view {
+	case "stats":
+		return true
+	case "":
+		switch d.opts.format {
+		case "text", "jsonl", "csv", "xml", "parquet":
+			return true
+		}
+	}
+	return false
 }
 
 // stdin is what the input "-" reads.

@@ -284,6 +284,39 @@ func registerClassic(task uuid.UUID, provider string, opcode uint8, name string,
 	m[opcode] = &schema.Event{Provider: provider, Name: name, Payload: s, Computed: computed}
 }
 
+// EachProvider calls fn with every provider name the kernel tables give
+// records, under the GUID the records carry: ProviderName under every
+// kernel group's GUID, the name of the classes that have their own
+// (MSNT_SystemTrace) under their group's, and the name of each classic
+// event (KernelTraceControl, the merge's SysConfig events) under its class
+// GUID. A name may come more than once.
+func EachProvider(fn func(id uuid.UUID, name string)) {
+	buildIndex()
+	for g := 0; g < maxGroups; g++ {
+		id := record.KernelGroupGUID(uint8(g), 0)
+		if id == uuid.Nil {
+			continue
+		}
+		fn(id, ProviderName)
+		for op := range table[g] {
+			t := table[g][op]
+			if t == nil {
+				continue
+			}
+			for _, e := range t.events {
+				if e.Provider != ProviderName {
+					fn(record.KernelGroupGUID(uint8(g), uint8(op)), e.Provider)
+				}
+			}
+		}
+	}
+	for task, events := range classic {
+		for _, e := range events {
+			fn(task, e.Provider)
+		}
+	}
+}
+
 // lookupClassic finds a classic event by class GUID and opcode. Their
 // layouts do not change with the version, so every match is exact.
 func lookupClassic(task uuid.UUID, opcode uint8) (*schema.Event, bool, bool) {
