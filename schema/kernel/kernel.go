@@ -105,6 +105,9 @@ var buildIndex = sync.OnceFunc(func() {
 		}
 		s.Spare = computedSlots
 		fileFields[s] = fileFieldsOf(s)
+		if l, ok := subjectFieldsOf(s); ok {
+			subjectLayouts[s] = l
+		}
 		provider := ProviderName
 		if c.provider != "" {
 			provider = c.provider
