@@ -28,7 +28,7 @@ func (e *csvEncoder) begin(dst []byte) []byte {
 	}
 	return append(dst, csvColumns...)
 }
-func (*csvEncoder) end(dst []byte) []byte   { return dst }
+func (*csvEncoder) end(dst []byte) []byte { return dst }
 
 func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Description, x *Extra) []byte {
 	fs := record.DescriptorFieldsOf(r.HeaderType)
