@@ -43,6 +43,13 @@ type Processes struct {
 	endedThreads int
 	endedProcs   int
 	vals         lifeValues
+	// name is the last ProcessName answer: the records of one process
+	// come in runs. Learning a process forgets it.
+	name     string
+	namePID  uint32
+	nameKept bool
+	// indexed: the kernel tables are built (Subject).
+	indexed bool
 
 	// Ahead, when set, answers for the threads and processes no record
 	// has named so far (see Ahead).
@@ -67,6 +74,9 @@ const endedMargin = 1024
 // Learn takes from r what it says of a process or a thread; other records
 // cost a comparison or two.
 func (p *Processes) Learn(r *record.Record) {
+	if !isLifeOpcode(r.EventDescriptor.Opcode) {
+		return
+	}
 	ev, ok := p.vals.lifeEvent(r)
 	if !ok {
 		return
@@ -76,6 +86,12 @@ func (p *Processes) Learn(r *record.Record) {
 		return
 	}
 	p.learnThread(ev.tid, ev.pid, ev.name, ev.hasName, ev.op)
+}
+
+// isLifeOpcode reports the opcodes of the events lifeEvent reads: it rules
+// out nearly every record at once.
+func isLifeOpcode(op uint8) bool {
+	return op >= opLifeStart && op <= opLifeDCEnd || op == opThreadSetName
 }
 
 // lifeEvent is what a Process or Thread event (Start, End, DCStart, DCEnd,
@@ -95,11 +111,14 @@ type lifeValues []payload.Value
 // its subject in its payload: a Start record's header names the creating
 // thread.
 func (vs *lifeValues) lifeEvent(r *record.Record) (lifeEvent, bool) {
+	op := r.EventDescriptor.Opcode
+	if !isLifeOpcode(op) || !r.HeaderType.IsKernel() && !r.HeaderType.IsClassic() {
+		return lifeEvent{}, false
+	}
 	g, ok := Group(r)
 	if !ok {
 		return lifeEvent{}, false
 	}
-	op := r.EventDescriptor.Opcode
 	switch {
 	case g == record.GroupProcess && op >= opLifeStart && op <= opLifeDCEnd:
 	case g == groupThread && (op >= opLifeStart && op <= opLifeDCEnd || op == opThreadSetName):
@@ -140,6 +159,7 @@ func (vs *lifeValues) lifeEvent(r *record.Record) (lifeEvent, bool) {
 }
 
 func (p *Processes) learnProcess(pid uint32, name string, ended bool) {
+	p.nameKept = false
 	if p.procs == nil {
 		p.procs = make(map[uint32]processEntry)
 	}
@@ -203,11 +223,11 @@ func (p *Processes) learnThread(tid, pid uint32, name string, hasName bool, op u
 // ProcessOf is the process of thread tid, and whether it is known. The
 // idle threads (tid 0) are process 0's.
 func (p *Processes) ProcessOf(tid uint32) (pid uint32, ok bool) {
-	if t, ok := p.threads[tid]; ok {
-		return t.pid, true
-	}
 	if tid == 0 {
 		return 0, true
+	}
+	if t, ok := p.threads[tid]; ok {
+		return t.pid, true
 	}
 	if p.Ahead != nil {
 		pid, ok = p.Ahead.threads[tid]
@@ -218,10 +238,15 @@ func (p *Processes) ProcessOf(tid uint32) (pid uint32, ok bool) {
 // ProcessName is the image name of process pid (ImageFileName, such as
 // "notepad.exe"), "" when unknown.
 func (p *Processes) ProcessName(pid uint32) string {
-	if e, ok := p.procs[pid]; ok || p.Ahead == nil {
-		return e.name
+	if p.nameKept && p.namePID == pid {
+		return p.name
 	}
-	return p.Ahead.names[pid]
+	e, ok := p.procs[pid]
+	if !ok && p.Ahead != nil {
+		e.name = p.Ahead.names[pid]
+	}
+	p.name, p.namePID, p.nameKept = e.name, pid, true
+	return e.name
 }
 
 // ThreadName is the name of thread tid (Thread v4 ThreadName, or SetName),

@@ -51,15 +51,10 @@ type subjectFields struct {
 	pid, tid [2]fieldAt
 }
 
-// subjectLayouts holds the subjectFields of every kernel schema that has
-// one, made by buildIndex.
-var subjectLayouts = map[*payload.Schema]subjectFields{}
-
 // subjectFieldsOf finds the first field of each list that lies at a fixed
 // offset.
-func subjectFieldsOf(s *payload.Schema) (subjectFields, bool) {
+func subjectFieldsOf(s *payload.Schema) subjectFields {
 	var out subjectFields
-	found := false
 	for pi, ptr := range [2]int{4, 8} {
 		for _, list := range [...]struct {
 			names []string
@@ -73,14 +68,13 @@ func subjectFieldsOf(s *payload.Schema) (subjectFields, bool) {
 					}
 					if off, size, ok := s.FixedOffset(i, ptr); ok && (size == 4 || size == 8) {
 						*list.at = fieldAt{uint16(off), uint16(size)}
-						found = true
 						break names
 					}
 				}
 			}
 		}
 	}
-	return out, found
+	return out
 }
 
 // read reads the id at f, false when the payload is too short.
@@ -117,19 +111,23 @@ func (p *Processes) Subject(r *record.Record) Subject {
 			s.ThreadID, s.HasThread = r.ThreadId, true
 		}
 	}
-	if !r.HeaderType.IsKernel() {
-		if _, ok := Group(r); !ok {
+	var g uint8
+	switch {
+	case r.HeaderType.IsKernel():
+		g = uint8(r.HookId >> 8)
+	case r.HeaderType.IsClassic():
+		var ok bool
+		if g, ok = record.KernelGroupByGUID(r.ProviderId); !ok {
 			return s
 		}
-	}
-	e, _, ok := LookupRecord(r)
-	if !ok || e.Payload == nil {
+	default:
 		return s
 	}
-	l, ok := subjectLayouts[e.Payload]
-	if !ok {
-		return s
+	if !p.indexed {
+		buildIndex()
+		p.indexed = true
 	}
+	l := subjectOf(r, g)
 	pi := 1
 	if r.PointerSize() == 4 {
 		pi = 0

@@ -16,6 +16,10 @@ type jsonlEncoder struct {
 	raw   rawCache
 	names quotedNames
 	file  bool // Options.FileColumn
+	// process is the ProcessName member last written, which the records
+	// of one process repeat.
+	process       string
+	processMember []byte
 }
 
 func (*jsonlEncoder) begin(dst []byte) []byte { return dst }
@@ -90,8 +94,11 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 		dst = append(dst, `,"SubjectProcessId":`...)
 		dst = appendUint(dst, uint64(x.Subject.ProcessID))
 		if x.ProcessName != "" {
-			dst = append(dst, `,"ProcessName":`...)
-			dst = AppendJSONString(dst, x.ProcessName)
+			if x.ProcessName != e.process || e.processMember == nil {
+				e.process = x.ProcessName
+				e.processMember = AppendJSONString(append(e.processMember[:0], `,"ProcessName":`...), x.ProcessName)
+			}
+			dst = append(dst, e.processMember...)
 		}
 	}
 	dst = append(dst, `,"ProcessorNumber":`...)
