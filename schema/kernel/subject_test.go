@@ -116,3 +116,32 @@ func TestAhead(t *testing.T) {
 	s = p.Subject(perfInfoRec(gPerf, 46, 2, sampleV2(584)))
 	assert.EqualValues(t, 42, s.ProcessID)
 }
+
+// FuzzSubject: any kernel header and payload, learned and attributed in
+// turn, neither panics nor keeps the payload; a record whose header names
+// its process keeps it unless the payload names another.
+func FuzzSubject(f *testing.F) {
+	f.Add(uint16(0x0F2E), uint16(2), false, sampleV2(584))
+	f.Add(uint16(0x1820), uint16(2), false, stackV2(1980, 600))
+	f.Add(uint16(0x0501), uint16(2), true, threadV2(1980, 700))
+	f.Add(uint16(0x0303), uint16(4), true, processV4(1980, "a.exe"))
+	var p kernel.Processes
+	var a kernel.Ahead
+	p.Ahead = &a
+	f.Fuzz(func(t *testing.T, hook, version uint16, ids bool, payload []byte) {
+		r := perfInfoRec(uint8(hook>>8), uint8(hook), version, payload)
+		if ids {
+			r.HeaderType, r.HasThreadProcess, r.ProcessId, r.ThreadId = header.TypeSystem32, true, 77, 78
+		}
+		a.Learn(r)
+		p.Learn(r)
+		s := p.Subject(r)
+		_ = p.ProcessName(s.ProcessID)
+		if ids && s.HasProcess && s.ProcessID != 77 && len(payload) < 4 {
+			t.Fatalf("process %d from a %d-byte payload", s.ProcessID, len(payload))
+		}
+		if !ids && !s.HasProcess && !s.HasThread && s.Differs(r) {
+			t.Fatal("an empty subject differs")
+		}
+	})
+}
