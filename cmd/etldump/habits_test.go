@@ -188,3 +188,27 @@ func TestLimit(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestFileColumnWithSeveralInputs: every format names the input of each
+// record when several are read, and none when one is.
+func TestFileColumnWithSeveralInputs(t *testing.T) {
+	a, b := samples.Path(t, "gcevents-manifest.etl"), samples.Path(t, "gcrundown-manifest.etl")
+	for _, format := range []string{"text", "jsonl", "csv", "xml"} {
+		both, errs, code := runCmd(t, "--format", format, a, b)
+		require.Equal(t, exitOK, code, errs)
+		one, _, _ := runCmd(t, "--format", format, a)
+		names := map[string]int{}
+		for _, in := range []string{a, b} {
+			names[in] = strings.Count(both, in)
+		}
+		assert.Equal(t, 71+112, names[a]+names[b], "--format %s: a File per record", format)
+		assert.Equal(t, 71, names[a], "--format %s", format)
+		assert.NotContains(t, one, a, "--format %s of one input", format)
+	}
+	lines := linesOf(t, a, b)
+	assert.True(t, strings.HasPrefix(lines[0], `{"File":`), lines[0])
+	csvOut, _, _ := runCmd(t, "--format", "csv", a, b)
+	assert.True(t, strings.HasPrefix(csvOut, "File,TimeStamp,"))
+	text, _, _ := runCmd(t, a, b)
+	assert.True(t, strings.HasPrefix(text, a+" "), text[:80])
+}
