@@ -24,6 +24,8 @@ const (
 	colKeyword
 	colProcessId
 	colThreadId
+	colSubjectProcessId
+	colProcessName
 	colProcessorNumber
 	colActivityId
 	colRelatedActivityId
@@ -104,6 +106,8 @@ var columns = [numColumns]columnSpec{
 	colKeyword:           {name: "Keyword", phys: physInt64, logical: unsigned(64), enc: encDelta, stats: true},
 	colProcessId:         {name: "ProcessId", phys: physInt32, logical: unsigned(32), enc: encDelta, stats: true},
 	colThreadId:          {name: "ThreadId", phys: physInt32, logical: unsigned(32), enc: encDelta, stats: true},
+	colSubjectProcessId:  {name: "SubjectProcessId", phys: physInt32, logical: unsigned(32), enc: encDelta, stats: true},
+	colProcessName:       {name: "ProcessName", phys: physBytes, logical: schema.StringLogicalType{}, enc: encDictionary},
 	colProcessorNumber:   {name: "ProcessorNumber", phys: physInt32, logical: unsigned(16), required: true, enc: encDelta, stats: true},
 	colActivityId:        {name: "ActivityId", phys: physBytes, logical: schema.StringLogicalType{}, enc: encPlain, guid: true},
 	colRelatedActivityId: {name: "RelatedActivityId", phys: physBytes, logical: schema.StringLogicalType{}, enc: encPlain, guid: true},
