@@ -64,6 +64,9 @@ type Learner struct {
 	// the .NET type names, for the events that name types by id.
 	kernel kernel.State
 	types  dotnet.TypeNames
+	// ahead holds the first thread and process events of each id, for
+	// the processes of records logged before them (Ahead).
+	ahead kernel.Ahead
 	// trace is what NewTraceLearner was given, for DescribeOptions.
 	trace TraceOptions
 }
@@ -146,6 +149,11 @@ func (l *Learner) KernelNames() *kernel.State { return &l.kernel }
 // only after it.
 func (l *Learner) TypeNames() *dotnet.TypeNames { return &l.types }
 
+// Ahead is what the trace's thread and process events say of the threads
+// and processes records name before any of those events does (its end
+// rundown, say), for kernel.Processes.Ahead.
+func (l *Learner) Ahead() *kernel.Ahead { return &l.ahead }
+
 // Stats counts what was read so far.
 func (l *Learner) Stats() LearnStats { return l.stats }
 
@@ -162,6 +170,7 @@ func (l *Learner) Pending() []eventsource.Partial { return l.chunks.Pending() }
 func (l *Learner) Learn(r *record.Record) bool {
 	l.kernel.Learn(r)
 	l.types.Learn(r)
+	l.ahead.Learn(r)
 	switch r.HeaderType {
 	case header.TypeFull32, header.TypeFull64:
 		if r.ProviderId != kernel.MetaDataTask {
@@ -334,7 +343,7 @@ func (l *Learner) scanBuffer(b *buffer.Buffer, clock *header.Clock, rec *record.
 		if end || err != nil {
 			return
 		}
-		if h := data[at : at+p.Size]; isMetadata(p.Type, h) || isKernelNames(p.Type, h) || dotnet.IsBulkType(p.Type, h) {
+		if h := data[at : at+p.Size]; isMetadata(p.Type, h) || isKernelNames(p.Type, h) || dotnet.IsBulkType(p.Type, h) || isLifeEvent(p.Type, h) {
 			if !haveCtx {
 				ctx, haveCtx = record.NewContext(b, clock), true
 			}
@@ -364,6 +373,18 @@ func isKernelNames(t header.Type, b []byte) bool {
 	}
 	return false
 }
+
+// isLifeEvent tells from a kernel record's header bytes whether it is a
+// Process or Thread Start, End, DCStart or DCEnd (see Ahead).
+func isLifeEvent(t header.Type, b []byte) bool {
+	return t.IsKernel() && len(b) >= 8 && (b[7] == processGroup || b[7] == threadGroup) && b[6] >= 1 && b[6] <= 4
+}
+
+// The kernel's Process and Thread groups.
+const (
+	processGroup = 0x03
+	threadGroup  = 0x05
+)
 
 // fileIOGroup is the kernel's FileIO group, whose Name, FileCreate,
 // FileDelete and FileRundown events name file objects.

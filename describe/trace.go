@@ -96,7 +96,7 @@ func (l *Learner) DescribeOptions() Options {
 	return Options{
 		Trace:          l.Set(),
 		Manifests:      l.trace.Manifests,
-		BuiltIn:        []*schema.Set{dotnet.Set()},
+		BuiltIn:        builtInSets(),
 		ProviderNames:  providers.Name,
 		KernelNames:    l.KernelNames(),
 		TypeNames:      l.TypeNames(),

@@ -26,6 +26,17 @@ type Lookup struct {
 	ProviderName  func(r *record.Record) (string, bool)
 	ProviderGroup func(r *record.Record) (uuid.UUID, bool)
 	EventName     func(r *record.Record) (string, bool)
+	// Process and Thread give the process and thread a record is judged
+	// by for Session.ProcessIDs, ThreadIDs and ProcessNames; nil takes the
+	// header's, which is what an ETW session's process filter sees. A
+	// consumer that knows better (the process a kernel record's payload
+	// names, the process of a CPU sample's thread) gives its own.
+	// ProcessName gives the image name of the record's process ("" or
+	// false when unknown); nil knows none, so that every record fails a
+	// ProcessNames include list.
+	Process     func(r *record.Record) (uint32, bool)
+	Thread      func(r *record.Record) (uint32, bool)
+	ProcessName func(r *record.Record) (string, bool)
 	// Message gives the level and keyword a WPP message is judged with,
 	// which its header does not carry: the level of its TMF entry and the
 	// bit of its flag among the provider's enable flags. With false, or
@@ -40,6 +51,13 @@ type Options struct {
 	TraceStart time.Time
 	// Lookup overrides the default lookups, function by function.
 	Lookup Lookup
+	// ResolveProvider, when set, says which provider GUIDs a provider
+	// name of a ProviderSpec stands for (the names of every schema source
+	// a consumer knows, in any case), or why it stands for none: Compile
+	// then fails with that error. The entry matches records of those
+	// GUIDs, and still the records whose provider traits carry the name.
+	// Without it a name matches by provider traits only.
+	ResolveProvider func(name string) ([]uuid.UUID, error)
 }
 
 // Filter is a compiled union of sessions. Its settings never change after
@@ -75,6 +93,7 @@ type keyedEntry struct {
 
 type namedEntry struct {
 	name string
+	ids  []uuid.UUID // what Options.ResolveProvider gave for name
 	e    *entry
 }
 
@@ -101,6 +120,8 @@ type scope struct {
 	names    *nameSet
 	event    bool     // ids or names is set
 	pids     []uint32 // sorted
+	tids     []uint32 // sorted
+	images   []string // lower case, without .exe
 	opcodes  *byteSet
 	channels *byteSet
 	versions *byteSet
@@ -191,8 +212,17 @@ func Compile(opts Options, sessions ...Session) (*Filter, error) {
 	if f.lookup.EventName == nil {
 		f.lookup.EventName = tlEventName
 	}
+	if f.lookup.Process == nil {
+		f.lookup.Process = headerProcess
+	}
+	if f.lookup.Thread == nil {
+		f.lookup.Thread = headerThread
+	}
+	if f.lookup.ProcessName == nil {
+		f.lookup.ProcessName = func(*record.Record) (string, bool) { return "", false }
+	}
 	for i := range sessions {
-		cs, err := f.compileSession(&sessions[i], opts.TraceStart)
+		cs, err := f.compileSession(&sessions[i], opts)
 		if err != nil {
 			if len(sessions) > 1 {
 				return nil, fmt.Errorf("session %d: %w", i, err)
@@ -211,7 +241,11 @@ func Compile(opts Options, sessions ...Session) (*Filter, error) {
 // any of the sessions would receive it.
 func Union(sessions ...Session) (*Filter, error) { return Compile(Options{}, sessions...) }
 
-func (f *Filter) compileSession(s *Session, start time.Time) (csession, error) {
+// headerProcess and headerThread are the ids the record's header gives.
+func headerProcess(r *record.Record) (uint32, bool) { return r.ProcessId, r.HasThreadProcess }
+func headerThread(r *record.Record) (uint32, bool)  { return r.ThreadId, r.HasThreadProcess }
+
+func (f *Filter) compileSession(s *Session, opts Options) (csession, error) {
 	cs := csession{ignoreKw0: s.IgnoreKeyword0, wildcard: len(s.Providers) == 0}
 	if cs.wildcard {
 		cs.def.en = Enablement{Level: s.Level, MatchAny: s.MatchAny, MatchAll: s.MatchAll}.Normalized()
@@ -219,16 +253,16 @@ func (f *Filter) compileSession(s *Session, start time.Time) (csession, error) {
 		return cs, errors.New("session level and keywords apply only to a session without a provider list; give them per provider")
 	}
 	for i := range s.Providers {
-		if err := f.addProvider(&cs, &s.Providers[i]); err != nil {
+		if err := f.addProvider(&cs, &s.Providers[i], opts.ResolveProvider); err != nil {
 			return cs, err
 		}
 	}
 	var err error
-	cs.scope, cs.scoped, err = f.compileScope(s, start)
+	cs.scope, cs.scoped, err = f.compileScope(s, opts.TraceStart)
 	return cs, err
 }
 
-func (f *Filter) addProvider(cs *csession, p *ProviderSpec) error {
+func (f *Filter) addProvider(cs *csession, p *ProviderSpec, resolve func(string) ([]uuid.UUID, error)) error {
 	label := p.Name
 	if p.ID != uuid.Nil {
 		label = p.ID.String()
@@ -269,23 +303,22 @@ func (f *Filter) addProvider(cs *csession, p *ProviderSpec) error {
 				return fmt.Errorf("provider %s: enabled twice in one session", label)
 			}
 		}
-		cs.byName = append(cs.byName, namedEntry{name: p.Name, e: e})
+		var ids []uuid.UUID
+		if resolve != nil {
+			var err error
+			if ids, err = resolve(p.Name); err != nil {
+				return fmt.Errorf("provider %s: %w", label, err)
+			}
+		}
+		cs.byName = append(cs.byName, namedEntry{name: p.Name, ids: slices.Clone(ids), e: e})
 	}
 	return nil
 }
 
 func (f *Filter) compileScope(s *Session, start time.Time) (scope, bool, error) {
-	sc := scope{
-		ids:      newIDSet(s.EventIDs.IDs, s.EventIDs.Exclude),
-		names:    newNameSet(s.EventNames),
-		opcodes:  newByteSet(s.Opcodes),
-		channels: newByteSet(s.Channels),
-		versions: newByteSet(s.Versions),
-		tasks:    newIDSet(s.Tasks, false),
-	}
-	if len(s.ProcessIDs) > 0 {
-		sc.pids = slices.Clone(s.ProcessIDs)
-		slices.Sort(sc.pids)
+	sc, err := compileScopeSets(s)
+	if err != nil {
+		return sc, false, err
 	}
 	for _, b := range []struct {
 		bound TimeBound
@@ -305,9 +338,44 @@ func (f *Filter) compileScope(s *Session, start time.Time) (scope, bool, error) 
 		return sc, false, fmt.Errorf("time range is empty: from %v is not before to %v", sc.from.Format(time.RFC3339Nano), sc.to.Format(time.RFC3339Nano))
 	}
 	sc.event = sc.ids != nil || sc.names != nil
-	scoped := sc.event || sc.pids != nil || sc.opcodes != nil ||
+	scoped := sc.event || sc.pids != nil || sc.tids != nil || sc.images != nil || sc.opcodes != nil ||
 		sc.channels != nil || sc.versions != nil || sc.tasks != nil || sc.hasFrom || sc.hasTo
 	return sc, scoped, nil
+}
+
+// compileScopeSets makes the sets of the scope filters but the time range.
+func compileScopeSets(s *Session) (scope, error) {
+	sc := scope{
+		ids:      newIDSet(s.EventIDs.IDs, s.EventIDs.Exclude),
+		names:    newNameSet(s.EventNames),
+		opcodes:  newByteSet(s.Opcodes),
+		channels: newByteSet(s.Channels),
+		versions: newByteSet(s.Versions),
+		tasks:    newIDSet(s.Tasks, false),
+	}
+	if len(s.ProcessIDs) > 0 {
+		sc.pids = slices.Clone(s.ProcessIDs)
+		slices.Sort(sc.pids)
+	}
+	if len(s.ThreadIDs) > 0 {
+		sc.tids = slices.Clone(s.ThreadIDs)
+		slices.Sort(sc.tids)
+	}
+	for _, n := range s.ProcessNames {
+		k := imageKey(n)
+		if k == "" {
+			return sc, fmt.Errorf("process name %q: empty", n)
+		}
+		sc.images = append(sc.images, k)
+	}
+	return sc, nil
+}
+
+// imageKey is how ProcessNames compares image names: in lower case,
+// without a final ".exe".
+func imageKey(name string) string {
+	k := strings.ToLower(strings.TrimSpace(name))
+	return strings.TrimSuffix(k, ".exe")
 }
 
 // levelMask and keywordMask keep, per header type, the descriptor fields
@@ -383,6 +451,9 @@ func (s *csession) resolve(r *record.Record, lk *Lookup) *entry {
 		return e
 	}
 	if len(s.byName) > 0 {
+		if e := s.byResolvedLookup(r.ProviderId); e != nil {
+			return e
+		}
 		if name, ok := lk.ProviderName(r); ok {
 			if e := s.byNameLookup(name); e != nil {
 				return e
@@ -401,6 +472,16 @@ func (s *csession) byIDLookup(id uuid.UUID) *entry {
 	for i := range s.byID {
 		if s.byID[i].id == id {
 			return s.byID[i].e
+		}
+	}
+	return nil
+}
+
+// byResolvedLookup finds the entry by name whose resolved GUIDs hold id.
+func (s *csession) byResolvedLookup(id uuid.UUID) *entry {
+	for i := range s.byName {
+		if slices.Contains(s.byName[i].ids, id) {
+			return s.byName[i].e
 		}
 	}
 	return nil
@@ -445,12 +526,25 @@ func (sc *scope) pass(r *record.Record, lk *Lookup) bool {
 		return false
 	}
 	if sc.pids != nil {
-		if !r.HasThreadProcess {
+		pid, ok := lk.Process(r)
+		if !ok {
 			return false
 		}
-		if _, ok := slices.BinarySearch(sc.pids, r.ProcessId); !ok {
+		if _, ok := slices.BinarySearch(sc.pids, pid); !ok {
 			return false
 		}
+	}
+	if sc.tids != nil {
+		tid, ok := lk.Thread(r)
+		if !ok {
+			return false
+		}
+		if _, ok := slices.BinarySearch(sc.tids, tid); !ok {
+			return false
+		}
+	}
+	if sc.images != nil && !sc.passImage(r, lk) {
+		return false
 	}
 	if sc.hasFrom || sc.hasTo {
 		ts := r.TimeStamp()
@@ -459,6 +553,30 @@ func (sc *scope) pass(r *record.Record, lk *Lookup) bool {
 		}
 	}
 	return true
+}
+
+// passImage applies the process-name filter.
+func (sc *scope) passImage(r *record.Record, lk *Lookup) bool {
+	name, ok := lk.ProcessName(r)
+	if !ok || name == "" {
+		return false
+	}
+	for _, k := range sc.images {
+		if matchImage(name, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchImage compares an image name with a key of imageKey without
+// allocating.
+func matchImage(name, key string) bool {
+	name = strings.TrimSpace(name)
+	if len(name) >= 4 && strings.EqualFold(name[len(name)-4:], ".exe") {
+		name = name[:len(name)-4]
+	}
+	return strings.EqualFold(name, key)
 }
 
 // passEvent applies the event-id and event-name filters.
@@ -491,6 +609,9 @@ func (f *Filter) Enablement(p Provider) (Enablement, bool) {
 		e := &s.def
 		if !s.wildcard {
 			e = s.byIDLookup(p.ID)
+			if e == nil {
+				e = s.byResolvedLookup(p.ID)
+			}
 			if e == nil && p.Name != "" {
 				e = s.byNameLookup(p.Name)
 			}

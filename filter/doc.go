@@ -60,10 +60,14 @@
 // silently ignored.
 //
 // A provider is named by GUID (for kernel records, the GUID of the HookId's
-// group, which is the record's ProviderId), or by the name in the record's
-// provider traits, compared case-insensitively. Only TraceLogging and
-// EventSource providers write their name into their records; a manifest
-// provider is named by its GUID. An entry with Group set enables a provider group instead
+// group, which is the record's ProviderId), or by name. A name matches the
+// records whose provider traits carry it, compared case-insensitively: only
+// TraceLogging and EventSource providers write their name into their
+// records. Options.ResolveProvider gives a name the GUIDs it stands for in
+// the consumer's schema sources (manifests, built-in tables, a trace's own
+// metadata), so that a manifest provider or the kernel is named too, and a
+// name that stands for nothing is an error rather than a filter that
+// silently passes nothing. An entry with Group set enables a provider group instead
 // (EVENT_ENABLE_PROPERTY_PROVIDER_GROUP): a record belongs to group G when
 // its provider traits carry a group trait (type 1) holding G. Providers in
 // the entry's Disallow list are not enabled through the group, but are
@@ -83,7 +87,8 @@
 // After the level and keyword check, a record must also pass the scope
 // filters of its provider entry (event ids, event names) and of its session
 // (event ids and event names but for records enabled through a provider
-// group, process ids, opcodes, tasks, channels, versions, time range). Each
+// group, process ids, thread ids, process names, opcodes, tasks, channels,
+// versions, time range). Each
 // is inactive when empty. A record that lacks the
 // property an include list asks about (no process id on a PERFINFO record,
 // no event name on a manifest event) fails the include list and passes an

@@ -12,17 +12,19 @@ import (
 )
 
 var levelNames = map[string]uint8{
-	"critical":    LevelCritical,
-	"error":       LevelError,
-	"warning":     LevelWarning,
-	"information": LevelInformation,
-	"info":        LevelInformation,
-	"verbose":     LevelVerbose,
+	"critical":      LevelCritical,
+	"error":         LevelError,
+	"warning":       LevelWarning,
+	"warn":          LevelWarning,
+	"information":   LevelInformation,
+	"informational": LevelInformation,
+	"info":          LevelInformation,
+	"verbose":       LevelVerbose,
 }
 
 // ParseLevel reads a level as a number (0-255, decimal or 0x hex) or as one
-// of the names critical, error, warning, information (info), verbose, in
-// any case.
+// of the names critical, error, warning (warn), information (informational,
+// info), verbose, in any case.
 func ParseLevel(s string) (uint8, error) {
 	t := strings.TrimSpace(s)
 	if l, ok := levelNames[strings.ToLower(t)]; ok {
@@ -30,7 +32,7 @@ func ParseLevel(s string) (uint8, error) {
 	}
 	v, err := parseUint(t, 8)
 	if err != nil {
-		return 0, fmt.Errorf("level %q: want 0-255 or critical, error, warning, information, info, verbose", s)
+		return 0, fmt.Errorf("level %q: want 0-255 or critical, error, warning (warn), information (informational, info), verbose", s)
 	}
 	return uint8(v), nil
 }
@@ -130,12 +132,31 @@ func ParseProviderSpecWith(s string, defaults Enablement) (ProviderSpec, error) 
 // fileTimeEpoch is FILETIME 0.
 var fileTimeEpoch = header.FileTimeToTime(0)
 
-// ParseTimeBound reads an absolute instant in RFC 3339 (converted to UTC),
-// or an offset from the trace start: a non-negative decimal number with one
-// of the units ns, us (or µs), ms, s, m, as in 1.5s, 250ms, 100us, 10ns, 2m.
+// zonelessLayouts are the absolute forms without a zone, read as UTC: the
+// text output's own (RFC 3339 with its Z) with the zone left out, with a T
+// or a space between date and time.
+var zonelessLayouts = []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"}
+
+// ParseTimeBound reads an instant in one of these forms:
+//
+//   - RFC 3339, as etldump's text output prints record times
+//     (2020-07-29T00:07:00.6236167Z) or with any zone (+02:00), converted
+//     to UTC;
+//   - the same without a zone, a T or a space between date and time
+//     (2020-07-29T00:06:21, 2020-07-29 00:06:21.5), read as UTC;
+//   - an offset from the trace start: a Go duration (1m30s, 1h, 1.5s,
+//     250ms, 100us or 100µs, 10ns), optionally after a +, or a number of
+//     seconds with or without decimals (90, 1.5).
 func ParseTimeBound(s string) (TimeBound, error) {
 	t := strings.TrimSpace(s)
-	if at, err := time.Parse(time.RFC3339Nano, t); err == nil {
+	at, err := time.Parse(time.RFC3339Nano, t)
+	for _, layout := range zonelessLayouts {
+		if err == nil {
+			break
+		}
+		at, err = time.ParseInLocation(layout, t, time.UTC)
+	}
+	if err == nil {
 		// Trace times are FILETIMEs, which start in 1601; an earlier instant
 		// is a typo, and year 1 would read as no bound at all.
 		if at.Before(fileTimeEpoch) {
@@ -143,38 +164,15 @@ func ParseTimeBound(s string) (TimeBound, error) {
 		}
 		return TimeBound{At: at.UTC()}, nil
 	}
-	num, unit := splitUnit(strings.TrimPrefix(t, "+"))
-	switch unit {
-	case "ns", "us", "µs", "ms", "s", "m":
-	default:
-		return TimeBound{}, fmt.Errorf("time %q: want RFC 3339 (2024-05-01T12:00:00Z) or an offset from the trace start with a unit ns, us, ms, s or m (1.5s)", s)
+	off := strings.TrimPrefix(t, "+")
+	if isDecimal(off) {
+		off += "s"
 	}
-	if !isDecimal(num) {
-		return TimeBound{}, fmt.Errorf("time %q: offset must be a non-negative decimal number followed by its unit", s)
-	}
-	d, err := time.ParseDuration(num + unit)
-	if err != nil {
-		return TimeBound{}, fmt.Errorf("time %q: %w", s, err)
+	d, err := time.ParseDuration(off)
+	if err != nil || off == "" || off[0] == '-' || off[0] == '+' {
+		return TimeBound{}, fmt.Errorf("time %q: want RFC 3339 (2024-05-01T12:00:00Z; without a zone, UTC), or an offset from the trace start: seconds (1.5) or a duration (1m30s, 250ms)", s)
 	}
 	return TimeBound{Offset: d, Relative: true}, nil
-}
-
-// splitUnit splits a trailing run of letters (µ counted) from a number.
-func splitUnit(s string) (num, unit string) {
-	i := len(s)
-	for i > 0 {
-		c := s[i-1]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
-			i--
-			continue
-		}
-		if strings.HasSuffix(s[:i], "µ") {
-			i -= len("µ")
-			continue
-		}
-		break
-	}
-	return s[:i], s[i:]
 }
 
 func isDecimal(s string) bool {

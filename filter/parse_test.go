@@ -10,7 +10,8 @@ import (
 func TestParseLevel(t *testing.T) {
 	good := map[string]uint8{
 		"0": 0, "3": 3, "255": 255, "0x10": 16, " 5 ": 5,
-		"critical": 1, "Error": 2, "WARNING": 3, "information": 4, "info": 4, "Verbose": 5,
+		"critical": 1, "Error": 2, "WARNING": 3, "warn": 3, "Warn": 3, "information": 4, "informational": 4,
+		"Informational": 4, "info": 4, "INFO": 4, "Verbose": 5, "1": 1, "2": 2, "4": 4, "5": 5, "0x05": 5,
 	}
 	for in, want := range good {
 		got, err := ParseLevel(in)
@@ -18,7 +19,7 @@ func TestParseLevel(t *testing.T) {
 			t.Errorf("ParseLevel(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "256", "-1", "debug", "3.0", "0x100"} {
+	for _, in := range []string{"", "256", "-1", "debug", "3.0", "0x100", "warnings", "inform", "crit"} {
 		if got, err := ParseLevel(in); err == nil {
 			t.Errorf("ParseLevel(%q) = %d, want an error", in, got)
 		}
@@ -133,6 +134,12 @@ func TestParseTimeBound(t *testing.T) {
 		"1.5s": 1500 * time.Millisecond, "250ms": 250 * time.Millisecond, "100us": 100 * time.Microsecond,
 		"100µs": 100 * time.Microsecond, "10ns": 10, "2m": 2 * time.Minute, "+3s": 3 * time.Second,
 		"0s": 0, ".5ms": 500 * time.Microsecond, "0.0001ms": 100,
+		// Go durations.
+		"1m30s": 90 * time.Second, "1h": time.Hour, "1h2m3.5s": time.Hour + 2*time.Minute + 3500*time.Millisecond,
+		"+1m30s": 90 * time.Second,
+		// Seconds, with or without decimals.
+		"5": 5 * time.Second, "1.5": 1500 * time.Millisecond, "0.0000001": 100, "+2": 2 * time.Second, ".25": 250 * time.Millisecond,
+		" 90 ": 90 * time.Second,
 	}
 	for in, want := range rel {
 		got, err := ParseTimeBound(in)
@@ -143,6 +150,12 @@ func TestParseTimeBound(t *testing.T) {
 	abs := map[string]time.Time{
 		"2024-05-01T12:00:00Z":              time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC),
 		"2024-05-01T14:00:00.1234567+02:00": time.Date(2024, 5, 1, 12, 0, 0, 123456700, time.UTC),
+		// The text output's own form, as it prints a record's time.
+		"2020-07-29T00:07:00.6236167Z": time.Date(2020, 7, 29, 0, 7, 0, 623616700, time.UTC),
+		// Without a zone: UTC.
+		"2020-07-29T00:06:21":         time.Date(2020, 7, 29, 0, 6, 21, 0, time.UTC),
+		"2020-07-29T00:06:21.6236167": time.Date(2020, 7, 29, 0, 6, 21, 623616700, time.UTC),
+		"2020-07-29 00:06:21.5":       time.Date(2020, 7, 29, 0, 6, 21, 500000000, time.UTC),
 	}
 	for in, want := range abs {
 		got, err := ParseTimeBound(in)
@@ -150,8 +163,8 @@ func TestParseTimeBound(t *testing.T) {
 			t.Errorf("ParseTimeBound(%q) = %+v, %v; want %v UTC", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "5", "1h", "1m30s", "-1s", "1.2.3s", "s", "2024-05-01", "2024-05-01T12:00:00", "1 s",
-		"0001-01-01T00:00:00Z", "1600-12-31T23:59:59Z"} {
+	for _, in := range []string{"", "-1s", "-5", "1.2.3s", "s", "2024-05-01", "1 s", "1d", "+-1s", "++1s", "1e3",
+		"0001-01-01T00:00:00Z", "1600-12-31T23:59:59Z", "1600-12-31T23:59:59", "2024-05-01T25:00:00", "9999999999h"} {
 		if got, err := ParseTimeBound(in); err == nil {
 			t.Errorf("ParseTimeBound(%q) = %+v, want an error", in, got)
 		}

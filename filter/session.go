@@ -45,14 +45,20 @@ type Session struct {
 	// Providers lists the providers and provider groups the session enables.
 	Providers []ProviderSpec
 
-	// Scope filters applying to every record of the session.
-	EventIDs   IDFilter
-	EventNames NameFilter
-	ProcessIDs []uint32
-	Opcodes    []uint8
-	Tasks      []uint16
-	Channels   []uint8
-	Versions   []uint8
+	// Scope filters applying to every record of the session. ProcessIDs,
+	// ThreadIDs and ProcessNames judge the process and thread
+	// Lookup.Process, Thread and ProcessName give, by default the
+	// header's; ProcessNames are image names (notepad.exe), compared in
+	// any case and with or without ".exe".
+	EventIDs     IDFilter
+	EventNames   NameFilter
+	ProcessIDs   []uint32
+	ThreadIDs    []uint32
+	ProcessNames []string
+	Opcodes      []uint8
+	Tasks        []uint16
+	Channels     []uint8
+	Versions     []uint8
 
 	// From and To bound the record timestamps: From inclusive, To exclusive,
 	// so that consecutive ranges split a trace without overlap.

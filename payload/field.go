@@ -476,3 +476,26 @@ func (f *Field) String() string {
 	}
 	return s
 }
+
+// FixedOffset is where top-level field i of s starts in every payload, with
+// pointers of pointerSize bytes (4 or 8), and its size: false when field i,
+// or a field before it, has no size of its own (a string, an array, a
+// struct, a field that later versions add), since its place then depends
+// on the payload.
+func (s *Schema) FixedOffset(i, pointerSize int) (off, size int, ok bool) {
+	if i < 0 || i >= len(s.Fields) {
+		return 0, 0, false
+	}
+	for j := 0; j <= i; j++ {
+		f := &s.Fields[j]
+		n := fixedSize(f.InType, pointerSize)
+		if n == 0 || f.Arity != Scalar || len(f.Members) > 0 || f.Optional && j < i {
+			return 0, 0, false
+		}
+		if j == i {
+			return off, n, true
+		}
+		off += n
+	}
+	return 0, 0, false
+}

@@ -129,6 +129,21 @@ func (s *Set) ProviderName(id uuid.UUID) (string, bool) {
 	return n, ok
 }
 
+// EachProvider calls fn with every provider name the set holds: those
+// SetProviderName recorded, then the name each event gives its provider,
+// under its key's GUID (for a classic event, its class GUID). A name may
+// come more than once.
+func (s *Set) EachProvider(fn func(id uuid.UUID, name string)) {
+	for id, n := range s.providers {
+		fn(id, n)
+	}
+	for k, e := range s.events {
+		if e.Provider != "" {
+			fn(k.Provider, e.Provider)
+		}
+	}
+}
+
 // Len is the number of events in the set.
 func (s *Set) Len() int { return len(s.events) }
 

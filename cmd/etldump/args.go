@@ -102,6 +102,26 @@ func flagError(d *flagDef, err error) error {
 	return usagef("--%s: %v", d.name, err)
 }
 
+// examples end the help; a test runs each of them on the shared samples.
+var examples = []struct{ what, command string }{
+	{"warnings and errors of one provider, named as the output names it",
+		"etldump trace.etl --level warning --provider Microsoft-Windows-DotNETRuntime"},
+	{"one process's records (CPU samples and stacks included) in a time window, as JSON lines",
+		"etldump trace.etl --process Test.x64 --from 1.5 --to 3s --format jsonl"},
+	{"the first 1000 events as CSV, decoded with a manifest",
+		"etldump trace.etl --manifest ClrEtwAll.man --format csv -n 1000 -o events.csv"},
+	{"a new trace of what follows an instant (UTC, as text prints times)",
+		"etldump trace.etl --from 2020-07-29T00:07:02 --format etl -o cut.etl"},
+	{"one Parquet file per input, into a directory",
+		"etldump first.etl second.etl --format parquet -o parquet/"},
+	{"the CPU profile of one process, for go tool pprof",
+		"etldump trace.etl --pid 3676 --format pprof -o cpu.pb.gz"},
+	{"the packets of a pktmon capture, for Wireshark",
+		"etldump PktMon.etl --format pcapng -o capture.pcapng"},
+	{"counts by provider and event",
+		"etldump trace.etl --stats"},
+}
+
 // usage writes the flag list.
 func (p *parser) usage() string {
 	var b strings.Builder
@@ -126,5 +146,9 @@ func (p *parser) usage() string {
 		b.WriteByte('\n')
 	}
 	b.WriteString("\nexit status: 0 all read; 1 read with damage (every readable record is printed);\n2 usage error or a file that cannot be read at all.\n")
+	b.WriteString("\nexamples:\n")
+	for _, e := range examples {
+		b.WriteString("  # " + e.what + "\n  " + e.command + "\n")
+	}
 	return b.String()
 }

@@ -167,7 +167,8 @@ func TestHelp(t *testing.T) {
 	assert.Empty(t, errs)
 	for _, flag := range []string{"--level", "--any", "--all", "--ignore-keyword0", "--provider", "--group", "--disallow",
 		"--id", "--exclude-id", "--event-name", "--exclude-event-name", "--pid", "--opcode", "--from", "--to", "--order", "--window",
-		"--format", "-o, --output", "--header", "--stats", "--count", "--activities", "--progress", "-h, --help"} {
+		"--format", "-o, --output", "--header", "--stats", "--count", "--activities", "--progress", "-h, --help",
+		"--process", "--tid", "-n, --limit", "--version"} {
 		assert.Contains(t, out, flag)
 	}
 	// --level accepts 0, which keeps every level, and the help says so.

@@ -51,6 +51,10 @@ type dumper struct {
 	wpp      wppOptions
 	progress *progress
 	set      *etl.Set
+	// attr gives each record the process it is about, when the run needs
+	// it (attributes); out counts the records out, for -n.
+	attr *attribution
+	out  int
 }
 
 func (d *dumper) fail(status int) {
@@ -88,6 +92,13 @@ func (d *dumper) dump() int {
 		d.printHeaders()
 		return d.status
 	}
+	if d.attributes() {
+		// The first pass gives the processes of threads that records
+		// name before any thread event does; the outputs that show the
+		// process make it anyway.
+		d.learnTrace()
+		d.attr = d.newAttribution()
+	}
 	if d.opts.filtered {
 		// Event names come from the same sources as the output's, so
 		// --event-name matches what EventName shows: kernel, manifest and
@@ -97,7 +108,25 @@ func (d *dumper) dump() int {
 		if d.wpp.set != nil {
 			lookup.Message = d.wpp.wppLevel
 		}
-		flt, err := filter.Compile(filter.Options{TraceStart: d.traceStart(), Lookup: lookup}, d.opts.session)
+		if d.attr != nil {
+			d.attributionLookups(&lookup)
+		}
+		fopts := filter.Options{TraceStart: d.traceStart(), Lookup: lookup}
+		if namesProviders(d.opts) {
+			if d.learnsAnyway() {
+				// The names the first pass learns count too, and it is made
+				// for the output anyway.
+				d.learnTrace()
+			}
+			fopts.ResolveProvider = d.newProviderNames().resolve
+		}
+		flt, err := filter.Compile(fopts, d.opts.session)
+		var unknown *describe.UnknownProviderError
+		if errors.As(err, &unknown) {
+			fmt.Fprintf(d.stderr, "etldump: --provider: %v\n", unknown)
+			d.fail(exitFatal)
+			return d.status
+		}
 		if err != nil {
 			fmt.Fprintf(d.stderr, "etldump: filter: %v\n", err)
 			d.fail(exitFatal)
@@ -132,6 +161,21 @@ func (d *dumper) dump() int {
 		}
 	}
 	return d.status
+}
+
+// learnsAnyway reports whether the output describes records with what a
+// first pass over the inputs learns: the record formats and --stats.
+func (d *dumper) learnsAnyway() bool {
+	switch d.opts.view {
+	case "stats":
+		return true
+	case "":
+		switch d.opts.format {
+		case "text", "jsonl", "csv", "xml", "parquet":
+			return true
+		}
+	}
+	return false
 }
 
 // stdin is what the input "-" reads.
@@ -196,6 +240,9 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 		if err != nil {
 			return true
 		}
+		if d.attr != nil {
+			d.attr.next(r)
+		}
 		if d.filter != nil && !d.filter.Match(r) {
 			if d.describe != nil && d.describe.payload {
 				// The names a kernel record shows may come from records
@@ -204,8 +251,38 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 			}
 			return true
 		}
-		return fn(r)
+		return fn(r) && !d.limitReached()
 	})
+}
+
+// limitReached counts one record out and reports whether -n is reached.
+func (d *dumper) limitReached() bool {
+	if d.opts.limit == 0 {
+		return false
+	}
+	d.out++
+	return d.out >= d.opts.limit
+}
+
+// origin is the name of the input the current record came from.
+func (d *dumper) origin() string {
+	if i := d.set.Origin(); i >= 0 && i < len(d.inputs) {
+		return d.inputs[i].name
+	}
+	return ""
+}
+
+// extra is what the output shows of the current record besides its
+// header and description: its input when there are several, and the
+// process it is about.
+func (d *dumper) extra(r *record.Record, x *textsink.Extra, multi bool) {
+	*x = textsink.Extra{}
+	if multi {
+		x.File = d.origin()
+	}
+	if d.attr != nil {
+		x.Subject, x.ProcessName = d.attr.subject, d.attr.processName(r)
+	}
 }
 
 func (d *dumper) records() {
@@ -214,15 +291,18 @@ func (d *dumper) records() {
 		d.parquet()
 		return
 	}
-	w, err := textsink.NewWriter(d.w, textsink.Options{Format: textsink.Format(d.opts.format), Message: d.opts.message})
+	multi := len(d.opts.files) > 1
+	w, err := textsink.NewWriter(d.w, textsink.Options{Format: textsink.Format(d.opts.format), Message: d.opts.message, FileColumn: multi})
 	if err != nil {
 		d.err = err
 		return
 	}
 	var ds describe.Description
+	var x textsink.Extra
 	d.each(func(r *record.Record) bool {
 		d.describe.describe(r, &ds)
-		return w.Write(r, &ds) == nil
+		d.extra(r, &x, multi)
+		return w.WriteExtra(r, &ds, &x) == nil
 	})
 	if err := w.Close(); err != nil && d.err == nil {
 		d.err = err

@@ -84,7 +84,9 @@ func (d *dumper) copyRecords(w *etlsink.Writer, s *etlsink.Session) error {
 	var first error
 	records := d.ordered()
 	src := func() *etl.Reader { return d.inputs[d.set.Origin()].f.Reader }
-	if len(d.inputs) == 1 && s.StreamOrder && d.opts.order == "time" {
+	// Processes are followed in time order, which the streams of the
+	// file need not be in.
+	if len(d.inputs) == 1 && s.StreamOrder && d.opts.order == "time" && d.attr == nil && d.opts.limit == 0 {
 		in := d.inputs[0].f.Reader
 		records, src = in.Records(), func() *etl.Reader { return in }
 	}
@@ -95,8 +97,18 @@ func (d *dumper) copyRecords(w *etlsink.Writer, s *etlsink.Session) error {
 		if err != nil {
 			continue
 		}
-		if d.filter != nil && !d.filter.Match(r) && !etlsink.IsTraceDescribing(r) {
+		if d.attr != nil {
+			d.attr.next(r)
+		}
+		passed := d.filter == nil || d.filter.Match(r)
+		if !passed && !etlsink.IsTraceDescribing(r) {
 			continue
+		}
+		if passed && d.opts.limit > 0 && d.out >= d.opts.limit {
+			continue
+		}
+		if passed && d.opts.limit > 0 {
+			d.out++
 		}
 		if err := w.Copy(r, src()); err != nil {
 			var re *etlsink.RecordError

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -61,6 +62,20 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// versionLine is what --version prints: the module version the binary was
+// built from, as its build information gives it ("(devel)" for a build in
+// the module's own tree), and the Go release.
+func versionLine() string {
+	v, goVersion := "(devel)", runtime.Version()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		goVersion = bi.GoVersion
+	}
+	return "etldump " + v + " (" + goVersion + ")"
+}
+
 // gcPercent is etldump's GOGC unless the environment sets one.
 const gcPercent = 200
 
@@ -74,6 +89,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if opts.help {
 		io.WriteString(stdout, p.usage())
+		return exitOK
+	}
+	if opts.version {
+		fmt.Fprintln(stdout, versionLine())
 		return exitOK
 	}
 	if len(opts.files) == 0 {

@@ -113,8 +113,17 @@ func TestFilterFlagsNarrow(t *testing.T) {
 	out, _, code := runCmd(t, "--format", "jsonl", "--pid", "768", manifestTrace)
 	require.Equal(t, 0, code)
 	objs := jsonLines(t, out)
-	assert.Len(t, objs, 25)
+	assert.Len(t, objs, 26)
+	about := 0
 	for _, m := range objs {
-		assert.EqualValues(t, 768, m["ProcessId"])
+		if s, ok := m["SubjectProcessId"]; ok {
+			// A relogged Process/Stop of process 768, logged by process 0.
+			assert.EqualValues(t, 768, s)
+			assert.EqualValues(t, "Process/Stop", m["EventName"])
+			about++
+		} else {
+			assert.EqualValues(t, 768, m["ProcessId"])
+		}
 	}
+	assert.Equal(t, 1, about)
 }

@@ -19,6 +19,7 @@ type options struct {
 	format   string
 	output   string
 	help     bool
+	version  bool
 	view     string // "", "header", "stats", "count" or "activities"
 	order    string // time, file or sorted
 	window   window
@@ -37,6 +38,8 @@ type options struct {
 	// The session the filter flags describe, and whether any was given.
 	session  filter.Session
 	filtered bool
+	// limit is -n: the records out at most, 0 for all.
+	limit int
 
 	// The level and keyword flags; with --provider they are the defaults
 	// of the entries that leave those fields out.
@@ -74,7 +77,7 @@ func parseOptions(args []string) (*options, *parser, error) {
 		}
 	}
 	defs := []*flagDef{
-		{name: "level", arg: "N|NAME", help: "keep records up to this level: 0-255 (0, as when left out, keeps every level) or critical, error, warning, information, verbose",
+		{name: "level", arg: "N|NAME", help: "keep records up to this level: 0-255 (0, as when left out, keeps every level) or critical, error, warning (warn), information (informational, info), verbose",
 			set: func(v string) error {
 				l, err := filter.ParseLevel(v)
 				o.level, o.filtered = l, true
@@ -137,10 +140,28 @@ func parseOptions(args []string) (*options, *parser, error) {
 			set: func(v string) error { return o.addName(v, false) }},
 		{name: "exclude-event-name", arg: "NAME", help: "drop events of this name (repeatable)",
 			set: func(v string) error { return o.addName(v, true) }},
-		{name: "pid", arg: "N[,N...]", help: "keep records of these process ids (repeatable)",
+		{name: "pid", arg: "N[,N...]", help: "keep records about these processes: the header's, or the one a kernel event's payload names or its thread belongs to (repeatable)",
 			set: func(v string) error {
 				return eachNumber(v, 32, "a process id (decimal or 0x hex)", func(n uint64) {
 					o.session.ProcessIDs = append(o.session.ProcessIDs, uint32(n))
+					o.filtered = true
+				})
+			}},
+		{name: "process", arg: "NAME[,NAME...]", help: "keep records about processes of this image name, in any case, .exe optional (repeatable)",
+			set: func(v string) error {
+				for _, n := range strings.Split(v, ",") {
+					if n = strings.TrimSpace(n); n == "" || strings.EqualFold(n, ".exe") {
+						return fmt.Errorf("%q: want an image name (notepad.exe, or notepad)", v)
+					}
+					o.session.ProcessNames = append(o.session.ProcessNames, n)
+				}
+				o.filtered = true
+				return nil
+			}},
+		{name: "tid", arg: "N[,N...]", help: "keep records about these threads, as --pid finds their thread (repeatable)",
+			set: func(v string) error {
+				return eachNumber(v, 32, "a thread id (decimal or 0x hex)", func(n uint64) {
+					o.session.ThreadIDs = append(o.session.ThreadIDs, uint32(n))
 					o.filtered = true
 				})
 			}},
@@ -151,7 +172,7 @@ func parseOptions(args []string) (*options, *parser, error) {
 					o.filtered = true
 				})
 			}},
-		{name: "from", arg: "TIME", help: "keep records at or after TIME: RFC 3339 (2024-05-01T12:00:00Z) or an offset from the trace start (1.5s, 250ms)",
+		{name: "from", arg: "TIME", help: "keep records at or after TIME: RFC 3339 as text prints times (2020-07-29T00:07:01.5Z; without a zone, UTC), or an offset from the trace start in seconds (1.5) or as a duration (1m30s, 250ms)",
 			set: func(v string) error {
 				b, err := filter.ParseTimeBound(v)
 				o.session.From, o.filtered = b, true
@@ -162,6 +183,15 @@ func parseOptions(args []string) (*options, *parser, error) {
 				b, err := filter.ParseTimeBound(v)
 				o.session.To, o.filtered = b, true
 				return err
+			}},
+		{name: "limit", short: "n", arg: "N", help: "stop after N records out (after the filters, in the chosen order)",
+			set: func(v string) error {
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil || n <= 0 {
+					return fmt.Errorf("%q: want a positive number of records", v)
+				}
+				o.limit = n
+				return nil
 			}},
 		{name: "order", arg: "MODE", help: "time (default: one timeline, exact), file (as stored), sorted (time order within --window)",
 			set: oneOf(&o.order, "time, file or sorted", "time", "file", "sorted")},
@@ -193,6 +223,8 @@ func parseOptions(args []string) (*options, *parser, error) {
 			set: oneOf(&o.progress, "auto, always or never", "auto", "always", "never")},
 		{name: "help", short: "h", help: "print this help",
 			set: func(string) error { o.help = true; return nil }},
+		{name: "version", help: "print the version",
+			set: func(string) error { o.version = true; return nil }},
 	}
 	defs = append(defs, profileFlags(o)...)
 	defs = append(defs, pcapngFlags(o)...)
@@ -202,7 +234,7 @@ func parseOptions(args []string) (*options, *parser, error) {
 		return nil, p, err
 	}
 	o.files = files
-	if o.help {
+	if o.help || o.version {
 		return o, p, nil
 	}
 	return o, p, o.check()

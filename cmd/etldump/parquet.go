@@ -60,9 +60,10 @@ func (d *dumper) parquet() {
 			dec.AppendPayload = appendPayload
 		}
 		if multi {
-			if i := d.set.Origin(); i >= 0 && i < len(d.inputs) {
-				dec.File = d.inputs[i].name
-			}
+			dec.File = d.origin()
+		}
+		if d.attr != nil {
+			dec.Subject, dec.ProcessName = d.attr.subject, d.attr.processName(r)
 		}
 		if err := pw.Write(r, &dec); err != nil {
 			d.err = err

@@ -97,11 +97,14 @@ func (d *dumper) writePcapng() {
 		if err != nil {
 			continue
 		}
+		if d.attr != nil {
+			d.attr.next(r)
+		}
 		if d.filter != nil && !d.filter.Match(r) {
 			c.Learn(r, d.set.Origin())
 			continue
 		}
-		if werr = c.Add(r, d.set.Origin()); werr != nil {
+		if werr = c.Add(r, d.set.Origin()); werr != nil || d.limitReached() {
 			break
 		}
 	}

@@ -50,8 +50,8 @@ func profileFlags(o *options) []*flagDef {
 
 // checkProfile settles the flags of the profile formats: one input read
 // whole in time order, since every kind of record (images, threads, the
-// .NET runtime's methods, stacks) goes into the profile; --pid, --from and
-// --to choose the samples.
+// .NET runtime's methods, stacks) goes into the profile; --pid, --process,
+// --tid, --from and --to choose the samples.
 func (o *options) checkProfile() error {
 	if !isProfileFormat(o.format) {
 		switch {
@@ -76,7 +76,9 @@ func (o *options) checkProfile() error {
 		return usagef("--profile-by applies to --format speedscope")
 	case len(o.entries) > 0 || o.level != 0 || o.matchAny != 0 || o.matchAll != 0 || s.IgnoreKeyword0 ||
 		len(s.EventIDs.IDs) > 0 || len(s.EventNames.Names) > 0 || len(s.Opcodes) > 0:
-		return usagef("--format %s reads every record to join stacks and name frames: of the filters it takes --pid, --from and --to, which choose the samples", o.format)
+		return usagef("--format %s reads every record to join stacks and name frames: of the filters it takes --pid, --process, --tid, --from and --to, which choose the samples", o.format)
+	case o.limit != 0:
+		return usagef("--format %s writes the profile of every sample the filters choose; -n cannot be combined with it", o.format)
 	}
 	return nil
 }
@@ -94,9 +96,11 @@ func (d *dumper) profile() {
 			return
 		}
 	}
-	pids := map[uint32]bool{}
-	for _, p := range d.opts.session.ProcessIDs {
-		pids[p] = true
+	bySubject, err := d.samplesBySubject()
+	if err != nil {
+		fmt.Fprintf(d.stderr, "etldump: filter: %v\n", err)
+		d.fail(exitFatal)
+		return
 	}
 
 	var sel func(r *record.Record) bool
@@ -119,7 +123,7 @@ func (d *dumper) profile() {
 
 	var prof *profilesink.Profile
 	j := stacks.NewJoiner(stacks.Options{Select: sel, Emit: func(s *stacks.Sample) {
-		if len(pids) > 0 && (!s.PIDKnown || !pids[s.PID]) {
+		if bySubject != nil && !bySubject(s) {
 			return
 		}
 		prof.Add(s)
@@ -137,7 +141,6 @@ func (d *dumper) profile() {
 		return true
 	})
 	j.Close()
-	var err error
 	switch d.opts.format {
 	case "pprof":
 		err = prof.WritePprof(d.w)
@@ -149,6 +152,32 @@ func (d *dumper) profile() {
 	if err != nil && d.err == nil {
 		d.err = err
 	}
+}
+
+// samplesBySubject chooses the samples of --pid, --process and --tid by
+// the process and thread the Joiner gives them, with the filter's rules
+// (image names in any case, .exe optional); nil when none is given.
+func (d *dumper) samplesBySubject() (func(*stacks.Sample) bool, error) {
+	s := d.opts.session
+	if len(s.ProcessIDs) == 0 && len(s.ThreadIDs) == 0 && len(s.ProcessNames) == 0 {
+		return nil, nil
+	}
+	var cur *stacks.Sample
+	f, err := filter.Compile(filter.Options{Lookup: filter.Lookup{
+		Process:     func(*record.Record) (uint32, bool) { return cur.PID, cur.PIDKnown },
+		Thread:      func(*record.Record) (uint32, bool) { return cur.TID, true },
+		ProcessName: func(*record.Record) (string, bool) { return cur.Process, cur.PIDKnown && cur.Process != "" },
+	}}, filter.Session{ProcessIDs: s.ProcessIDs, ThreadIDs: s.ThreadIDs, ProcessNames: s.ProcessNames})
+	if err != nil {
+		return nil, err
+	}
+	// The filter judges the sample through the lookups; the record it is
+	// given only has to pass a session that asks for every level.
+	var any record.Record
+	return func(sample *stacks.Sample) bool {
+		cur = sample
+		return f.Match(&any)
+	}, nil
 }
 
 // Kernel group and opcode of PerfInfo/Sample.

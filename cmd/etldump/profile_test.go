@@ -375,7 +375,7 @@ func TestProfileFlags(t *testing.T) {
 	}{
 		{[]string{"--format", "pprof", "--stats"}, "cannot be combined with --stats"},
 		{[]string{"--format", "pprof", path}, "profiles one trace"},
-		{[]string{"--format", "folded", "--provider", "Microsoft-Windows-Kernel-Process"}, "it takes --pid, --from and --to"},
+		{[]string{"--format", "folded", "--provider", "Microsoft-Windows-Kernel-Process"}, "it takes --pid, --process, --tid, --from and --to"},
 		{[]string{"--format", "folded", "--order", "file"}, "joins stacks in time order"},
 		{[]string{"--format", "pprof", "--profile-by", "process"}, "--profile-by applies to --format speedscope"},
 		{[]string{"--format", "jsonl", "--stacks-of", "CSwitch"}, "--stacks-of applies to"},

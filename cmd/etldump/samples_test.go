@@ -172,8 +172,8 @@ func TestReadmeExample(t *testing.T) {
 }
 
 // A filter that drops the records kernel file names are learned from (the
-// merge's volume mappings, logged by process 0) leaves the names of the
-// records it keeps as they read without it.
+// merge's volume mappings) leaves the names of the records it keeps as they
+// read without it.
 func TestKernelFileNamesIgnoreFilters(t *testing.T) {
 	path := samples.Path(t, "net452-x64-merged-compressed.etl")
 	name := func(args ...string) string {
@@ -185,5 +185,5 @@ func TestKernelFileNamesIgnoreFilters(t *testing.T) {
 		return ""
 	}
 	assert.Equal(t, `C:\Windows\system32\ntoskrnl.exe`, name())
-	assert.Equal(t, `C:\Windows\system32\ntoskrnl.exe`, name("--pid", "3988"))
+	assert.Equal(t, `C:\Windows\system32\ntoskrnl.exe`, name("--provider", "2cb15d1d-5fc1-11d2-abe1-00a0c911f518"))
 }

@@ -59,6 +59,9 @@ var payloadVersions = map[[2]uint8]func(userData []byte, version uint16) uint16{
 type opcodeEvents struct {
 	versions []uint16
 	events   []*schema.Event
+	// subjects are where each event's payload names its subject
+	// (Processes.Subject), beside events.
+	subjects []subjectFields
 	named    *schema.Event
 	// pick, when set, chooses the version from the payload
 	// (payloadVersions).
@@ -107,6 +110,7 @@ var buildIndex = sync.OnceFunc(func() {
 		}
 		s.Spare = computedSlots
 		fileFields[s] = fileFieldsOf(s)
+		subject := subjectFieldsOf(s)
 		provider := ProviderName
 		if c.provider != "" {
 			provider = c.provider
@@ -123,6 +127,7 @@ var buildIndex = sync.OnceFunc(func() {
 			e := &schema.Event{Provider: provider, Name: EventName(c.group, op), Payload: s, Computed: c.computed}
 			t.versions = slices.Insert(t.versions, i, c.version)
 			t.events = slices.Insert(t.events, i, e)
+			t.subjects = slices.Insert(t.subjects, i, subject)
 		}
 	}
 	for g, names := range kernelEvents {
@@ -160,6 +165,11 @@ func Lookup(group, opcode uint8, version uint16) (e *schema.Event, exact bool, o
 // opcodeEntry is the table's entry of (group, opcode), nil when it has none.
 func opcodeEntry(group, opcode uint8) *opcodeEvents {
 	buildIndex()
+	return indexedEntry(group, opcode)
+}
+
+// indexedEntry is opcodeEntry once buildIndex has run.
+func indexedEntry(group, opcode uint8) *opcodeEvents {
 	if group == record.GroupProcess && opcode == record.ProcessImageLoadType {
 		// HookId 0x030A is Image/Load, with the Image classes.
 		group = record.GroupImage
@@ -174,23 +184,52 @@ func (t *opcodeEvents) lookup(version uint16) (e *schema.Event, exact bool, ok b
 	if t == nil {
 		return nil, false, false
 	}
-	if n := len(t.versions); n > 0 {
-		best := n - 1
-		for i := n - 1; i >= 0; i-- {
-			if t.versions[i] == version {
-				return t.events[i], true, true
-			}
-			if t.versions[i] < version {
-				best = i
-				break
-			}
-		}
-		return t.events[best], false, true
+	if i, exact := t.index(version); i >= 0 {
+		return t.events[i], exact, true
 	}
 	if t.named != nil {
 		return t.named, false, true
 	}
 	return nil, false, false
+}
+
+// index is the place in versions of the class that describes version:
+// that version's, else the highest lower one, else the highest; -1 when no
+// class defines the opcode.
+func (t *opcodeEvents) index(version uint16) (i int, exact bool) {
+	n := len(t.versions)
+	if n == 0 {
+		return -1, false
+	}
+	best := n - 1
+	for i := n - 1; i >= 0; i-- {
+		if t.versions[i] == version {
+			return i, true
+		}
+		if t.versions[i] < version {
+			best = i
+			break
+		}
+	}
+	return best, false
+}
+
+// subjectOf is where the payload of kernel record r, of group g, names its
+// subject: the fields of the class LookupRecord describes r with. The
+// caller has run buildIndex.
+func subjectOf(r *record.Record, g uint8) subjectFields {
+	t := indexedEntry(g, r.EventDescriptor.Opcode)
+	if t == nil {
+		return subjectFields{}
+	}
+	v := r.ClassVersion
+	if t.pick != nil {
+		v = t.pick(r.UserData, v)
+	}
+	if i, _ := t.index(v); i >= 0 {
+		return t.subjects[i]
+	}
+	return subjectFields{}
 }
 
 // Group is the kernel group of a record: from the HookId of a SYSTEM,
@@ -300,6 +339,37 @@ func registerClassic(task uuid.UUID, provider string, opcode uint8, name string,
 		panic(fmt.Sprintf("%s %s: opcode %d of %v defined twice", provider, name, opcode, task))
 	}
 	c.events[opcode] = &schema.Event{Provider: provider, Name: name, Payload: s, Computed: computed}
+}
+
+// EachProvider calls fn with every provider name the kernel tables give
+// records, under the GUID the records carry: ProviderName under every
+// kernel group's GUID, the name of the classes that have their own
+// (MSNT_SystemTrace) under their group's, and the name of each classic
+// event (KernelTraceControl, the merge's SysConfig events) under its class
+// GUID. A name may come more than once.
+func EachProvider(fn func(id uuid.UUID, name string)) {
+	buildIndex()
+	for g := 0; g < maxGroups; g++ {
+		id := record.KernelGroupGUID(uint8(g), 0)
+		if id == uuid.Nil {
+			continue
+		}
+		fn(id, ProviderName)
+		for op := range table[g] {
+			t := table[g][op]
+			if t == nil {
+				continue
+			}
+			for _, e := range t.events {
+				if e.Provider != ProviderName {
+					fn(record.KernelGroupGUID(uint8(g), uint8(op)), e.Provider)
+				}
+			}
+		}
+	}
+	for task, c := range classic {
+		fn(task, c.provider)
+	}
 }
 
 // lookupClassic finds a classic event by class GUID and opcode. Their

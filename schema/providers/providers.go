@@ -36,5 +36,12 @@ func Name(id uuid.UUID) (string, bool) {
 	return "", false
 }
 
+// Each calls fn with every provider of the table, in GUID order.
+func Each(fn func(id uuid.UUID, name string)) {
+	for i := range table {
+		fn(table[i].id, table[i].name)
+	}
+}
+
 // Len is the number of providers the table names.
 func Len() int { return len(table) }

@@ -39,6 +39,26 @@ func (s *Set) Lookup(guid uuid.UUID, number uint16) *Message {
 	return s.messages[key{guid, number}]
 }
 
+// EachProvider calls fn with the names the set gives providers: the
+// friendly name of each message GUID (Message.Module, which WPP records
+// are named by, under the GUID they carry) and each control GUID's name.
+// A name may come more than once.
+func (s *Set) EachProvider(fn func(id uuid.UUID, name string)) {
+	if s == nil {
+		return
+	}
+	for k, m := range s.messages {
+		if m.Module != "" {
+			fn(k.guid, m.Module)
+		}
+	}
+	for _, c := range s.controls {
+		if c.Name != "" {
+			fn(c.GUID, c.Name)
+		}
+	}
+}
+
 // Len is the number of messages.
 func (s *Set) Len() int { return len(s.messages) }
 

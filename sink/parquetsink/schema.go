@@ -24,6 +24,8 @@ const (
 	colKeyword
 	colProcessId
 	colThreadId
+	colSubjectProcessId
+	colProcessName
 	colProcessorNumber
 	colActivityId
 	colRelatedActivityId
@@ -107,8 +109,8 @@ const timestampUTC = false
 
 func unsigned(bits int8) schema.LogicalType { return schema.NewIntLogicalType(bits, false) }
 
-// signed32 is the type of the header's process and thread ids, which ETW
-// sets to 0xFFFFFFFF for none: -1, as TraceEvent shows them.
+// signed32 is the type of process and thread ids, which ETW sets to
+// 0xFFFFFFFF for none: -1, as TraceEvent shows them.
 var signed32 = schema.NewIntLogicalType(32, true)
 
 var columns = [numColumns]columnSpec{
@@ -127,6 +129,8 @@ var columns = [numColumns]columnSpec{
 	colKeyword:           {name: "Keyword", phys: physInt64, logical: unsigned(64), enc: encDelta, stats: true},
 	colProcessId:         {name: "ProcessId", phys: physInt32, logical: signed32, enc: encDelta, stats: true},
 	colThreadId:          {name: "ThreadId", phys: physInt32, logical: signed32, enc: encDelta, stats: true},
+	colSubjectProcessId:  {name: "SubjectProcessId", phys: physInt32, logical: signed32, enc: encDelta, stats: true},
+	colProcessName:       {name: "ProcessName", phys: physBytes, logical: schema.StringLogicalType{}, enc: encDictionary},
 	colProcessorNumber:   {name: "ProcessorNumber", phys: physInt32, logical: unsigned(16), required: true, enc: encDelta, stats: true},
 	colActivityId:        {name: "ActivityId", phys: physBytes, logical: schema.StringLogicalType{}, enc: encPlain, guid: true},
 	colRelatedActivityId: {name: "RelatedActivityId", phys: physBytes, logical: schema.StringLogicalType{}, enc: encPlain, guid: true},

@@ -15,6 +15,9 @@
 //	Keyword            UINT64
 //	ProcessId,
 //	ThreadId           INT32: 0xFFFFFFFF, which ETW writes for none, is -1
+//	SubjectProcessId   INT32: the process the record is about, where the
+//	                   header names none or another (Decoded.Subject)
+//	ProcessName        STRING: that process's image name, where known
 //	ProcessorNumber    UINT16
 //	ActivityId,
 //	RelatedActivityId  STRING GUIDs
@@ -55,6 +58,7 @@ import (
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/schema/kernel"
 )
 
 const (
@@ -99,6 +103,12 @@ type Decoded struct {
 	// File names the input the record came from; written only to a File
 	// column (Options.FileColumn).
 	File string
+	// Subject is the process the record is about (kernel.Processes.Subject),
+	// and ProcessName its image name ("" when unknown): written, as
+	// SubjectProcessId and ProcessName, only where the header names no
+	// process or another one (Subject.Differs), NULL elsewhere.
+	Subject     kernel.Subject
+	ProcessName string
 }
 
 // Options tunes a Writer; the zero value is the default.
@@ -279,6 +289,9 @@ func (w *Writer) Write(r *record.Record, d *Decoded) error {
 	cols[colKeyword].optInt64(int64(ed.Keyword), fs&record.FieldKeyword != 0)
 	cols[colProcessId].optInt32(int32(r.ProcessId), r.HasThreadProcess)
 	cols[colThreadId].optInt32(int32(r.ThreadId), r.HasThreadProcess)
+	differs := d.Subject.Differs(r)
+	cols[colSubjectProcessId].optInt32(int32(d.Subject.ProcessID), differs)
+	optBytes(&cols[colProcessName], d.ProcessName, differs && d.ProcessName != "")
 	cols[colProcessorNumber].i32 = append(cols[colProcessorNumber].i32, int32(r.ProcessorNumber))
 	cols[colActivityId].optGUID(r.ActivityId, fs&record.FieldActivityID != 0)
 	rel, ok := r.RelatedActivity()

@@ -16,6 +16,7 @@ import (
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/schema/kernel"
 )
 
 // convert writes every record of the trace at path, in time order, and
@@ -41,6 +42,19 @@ func convert(t testing.TB, path string, opts Options) ([]byte, []*record.Record,
 		if len(recs)%3 == 0 {
 			d.Payload = fmt.Appendf(nil, `{"i":%d}`, len(recs))
 			d.EventName = "Event" + r.HeaderType.String()
+		}
+		// Every fourth record is about another process than its header's
+		// (or one a header without ids does not name), half of those with
+		// its name; every eighth, about the header's own.
+		switch len(recs) % 8 {
+		case 1:
+			d.Subject = kernel.Subject{ProcessID: r.ProcessId, ThreadID: 5, HasProcess: true, HasThread: true}
+			d.ProcessName = "own.exe"
+		case 2:
+			d.Subject = kernel.Subject{ProcessID: r.ProcessId + 77, HasProcess: true}
+			d.ProcessName = "other.exe"
+		case 6:
+			d.Subject = kernel.Subject{ProcessID: r.ProcessId + 78, HasProcess: true}
 		}
 		written := d
 		if len(recs)%6 == 3 {
@@ -89,6 +103,8 @@ func expectRow(r *record.Record, d *Decoded, fileColumn bool) map[string]any {
 		"Keyword":           opt(int64(ed.Keyword), fs&record.FieldKeyword != 0),
 		"ProcessId":         opt(int64(int32(r.ProcessId)), r.HasThreadProcess),
 		"ThreadId":          opt(int64(int32(r.ThreadId)), r.HasThreadProcess),
+		"SubjectProcessId":  opt(int64(int32(d.Subject.ProcessID)), d.Subject.Differs(r)),
+		"ProcessName":       opt(d.ProcessName, d.Subject.Differs(r) && d.ProcessName != ""),
 		"ProcessorNumber":   int64(r.ProcessorNumber),
 		"ActivityId":        opt(r.ActivityId.String(), fs&record.FieldActivityID != 0),
 		"RelatedActivityId": opt(rel.String(), hasRel),
@@ -117,6 +133,7 @@ func TestRowsMatchRecords(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, paths)
 	kinds := map[header.Type]int{}
+	subjects := 0
 	for _, path := range paths {
 		for _, fileColumn := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/file=%v", filepath.Base(path), fileColumn), func(t *testing.T) {
@@ -128,12 +145,17 @@ func TestRowsMatchRecords(t *testing.T) {
 					kinds[r.HeaderType]++
 					want := expectRow(r, &decs[i], fileColumn)
 					for _, name := range tb.names {
+						require.Contains(t, want, name)
 						require.Equal(t, want[name], tb.cols[name][i], "row %d (%s) column %s", i, r.HeaderType, name)
+					}
+					if want["SubjectProcessId"] != nil {
+						subjects++
 					}
 				}
 			})
 		}
 	}
+	assert.NotZero(t, subjects, "no row with a SubjectProcessId")
 	// The committed traces cover every kind of header the NULL rules tell
 	// apart.
 	for _, typ := range []header.Type{header.TypeSystem64, header.TypePerfInfo64, header.TypeFull32, header.TypeEventHeader64, header.TypeMessage} {
@@ -186,19 +208,21 @@ func TestSchemaTypes(t *testing.T) {
 	b, _, _ := convert(t, "../../testdata/etl/tracelogging.etl", Options{FileColumn: true})
 	tb := readTable(t, b)
 	for name, want := range map[string]string{
-		"TimeStamp":       "Timestamp(isAdjustedToUTC=false, timeUnit=nanoseconds",
-		"HeaderType":      "String",
-		"ProviderId":      "String",
-		"Id":              "Int(bitWidth=16, isSigned=false)",
-		"Version":         "Int(bitWidth=8, isSigned=false)",
-		"Keyword":         "Int(bitWidth=64, isSigned=false)",
-		"ProcessId":       "Int(bitWidth=32, isSigned=true)",
-		"ThreadId":        "Int(bitWidth=32, isSigned=true)",
-		"ProcessorNumber": "Int(bitWidth=16, isSigned=false)",
-		"Payload":         "JSON",
-		"UserData":        "None",
-		"UserDataStrings": "List<String>",
-		"File":            "String",
+		"TimeStamp":        "Timestamp(isAdjustedToUTC=false, timeUnit=nanoseconds",
+		"HeaderType":       "String",
+		"ProviderId":       "String",
+		"Id":               "Int(bitWidth=16, isSigned=false)",
+		"Version":          "Int(bitWidth=8, isSigned=false)",
+		"Keyword":          "Int(bitWidth=64, isSigned=false)",
+		"ProcessId":        "Int(bitWidth=32, isSigned=true)",
+		"ThreadId":         "Int(bitWidth=32, isSigned=true)",
+		"SubjectProcessId": "Int(bitWidth=32, isSigned=true)",
+		"ProcessName":      "String",
+		"ProcessorNumber":  "Int(bitWidth=16, isSigned=false)",
+		"Payload":          "JSON",
+		"UserData":         "None",
+		"UserDataStrings":  "List<String>",
+		"File":             "String",
 	} {
 		assert.True(t, strings.HasPrefix(tb.logical[name], want), "%s: %s, want %s", name, tb.logical[name], want)
 	}

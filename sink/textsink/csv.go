@@ -9,7 +9,8 @@ import (
 
 // csvColumns are the JSON-lines field names, in the same order, so that a
 // spreadsheet and a jq script speak of the same things.
-const csvColumns = "TimeStamp,RawTimeStamp,HeaderType,ProviderId,ProviderName,EventName,Id,Version,Channel,Level,Opcode,Task,Keyword,ProcessId,ThreadId,ProcessorNumber,ActivityId,RelatedActivityId,Flags,Payload,UserData,UserDataStrings\r\n"
+// With Options.FileColumn, File comes first.
+const csvColumns = "TimeStamp,RawTimeStamp,HeaderType,ProviderId,ProviderName,EventName,Id,Version,Channel,Level,Opcode,Task,Keyword,ProcessId,ThreadId,SubjectProcessId,ProcessName,ProcessorNumber,ActivityId,RelatedActivityId,Flags,Payload,UserData,UserDataStrings\r\n"
 
 // csvEncoder writes RFC 4180 CSV: a fixed header row, CRLF line ends, and
 // cells quoted only when they hold a comma, a quote or a line break. A
@@ -18,14 +19,24 @@ type csvEncoder struct {
 	clock timeCache
 	raw   rawCache
 	cell  []byte // the payload cell before quoting
+	file  bool   // Options.FileColumn
 }
 
-func (*csvEncoder) begin(dst []byte) []byte { return append(dst, csvColumns...) }
-func (*csvEncoder) end(dst []byte) []byte   { return dst }
+func (e *csvEncoder) begin(dst []byte) []byte {
+	if e.file {
+		dst = append(dst, "File,"...)
+	}
+	return append(dst, csvColumns...)
+}
+func (*csvEncoder) end(dst []byte) []byte { return dst }
 
-func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
+func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Description, x *Extra) []byte {
 	fs := record.DescriptorFieldsOf(r.HeaderType)
 	ed := &r.EventDescriptor
+	if e.file {
+		dst = appendCSVString(dst, x.File)
+		dst = append(dst, ',')
+	}
 	dst = e.clock.append(dst, r.TimeStamp())
 	dst = append(dst, ',')
 	dst = e.raw.append(dst, r.RawTimeStamp)
@@ -54,6 +65,14 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 		dst = appendID(dst, r.ProcessId)
 		dst = append(dst, ',')
 		dst = appendID(dst, r.ThreadId)
+	} else {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, ',')
+	if x.Subject.Differs(r) {
+		dst = appendID(dst, x.Subject.ProcessID)
+		dst = append(dst, ',')
+		dst = appendCSVString(dst, x.ProcessName)
 	} else {
 		dst = append(dst, ',')
 	}

@@ -15,15 +15,26 @@ type jsonlEncoder struct {
 	clock timeCache
 	raw   rawCache
 	names quotedNames
+	file  bool // Options.FileColumn
+	// process is the ProcessName member last written, which the records
+	// of one process repeat.
+	process       string
+	processMember []byte
 }
 
 func (*jsonlEncoder) begin(dst []byte) []byte { return dst }
 func (*jsonlEncoder) end(dst []byte) []byte   { return dst }
 
-func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
+func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Description, x *Extra) []byte {
 	fs := record.DescriptorFieldsOf(r.HeaderType)
 	ed := &r.EventDescriptor
-	dst = append(dst, `{"TimeStamp":"`...)
+	if e.file {
+		dst = append(dst, `{"File":`...)
+		dst = AppendJSONString(dst, x.File)
+		dst = append(dst, `,"TimeStamp":"`...)
+	} else {
+		dst = append(dst, `{"TimeStamp":"`...)
+	}
 	dst = e.clock.append(dst, r.TimeStamp())
 	dst = append(dst, `","RawTimeStamp":`...)
 	dst = e.raw.append(dst, r.RawTimeStamp)
@@ -78,6 +89,17 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 		dst = appendID(dst, r.ProcessId)
 		dst = append(dst, `,"ThreadId":`...)
 		dst = appendID(dst, r.ThreadId)
+	}
+	if x.Subject.Differs(r) {
+		dst = append(dst, `,"SubjectProcessId":`...)
+		dst = appendID(dst, x.Subject.ProcessID)
+		if x.ProcessName != "" {
+			if x.ProcessName != e.process || e.processMember == nil {
+				e.process = x.ProcessName
+				e.processMember = AppendJSONString(append(e.processMember[:0], `,"ProcessName":`...), x.ProcessName)
+			}
+			dst = append(dst, e.processMember...)
+		}
 	}
 	dst = append(dst, `,"ProcessorNumber":`...)
 	dst = appendUint(dst, uint64(r.ProcessorNumber))

@@ -36,7 +36,7 @@ func TestTextLabel(t *testing.T) {
 		d := &describe.Description{ProviderName: c.provider, EventName: c.event}
 		e := &textEncoder{}
 		for range 2 { // the second from the cache
-			line := string(e.record(nil, r, d))
+			line := string(e.record(nil, r, d, &Extra{}))
 			fields := strings.SplitN(line, " ", 4)
 			require.Len(t, fields, 4)
 			assert.True(t, strings.HasPrefix(fields[3], c.want+" "), "%q, want %s", line, c.want)
@@ -49,10 +49,10 @@ func TestTextLabel(t *testing.T) {
 func TestTextUndecodedPayload(t *testing.T) {
 	r := &record.Record{HeaderType: header.TypeEventHeader64, HasThreadProcess: true, ProcessId: 4, ThreadId: 0xFFFFFFFF,
 		UserData: []byte("ab\x00C\x00:\x00\\\x00x\x00\x00\x00")}
-	line := string((&textEncoder{}).record(nil, r, &describe.Description{}))
+	line := string((&textEncoder{}).record(nil, r, &describe.Description{}, &Extra{}))
 	assert.True(t, strings.HasSuffix(line, ` data=0x61620043003a005c0078000000 strings=["C:\\x"]`+"\n"), line)
 	assert.Contains(t, line, " 4/-1 ")
 	r.UserData = []byte{1, 2, 3}
-	line = string((&textEncoder{}).record(nil, r, &describe.Description{}))
+	line = string((&textEncoder{}).record(nil, r, &describe.Description{}, &Extra{}))
 	assert.True(t, strings.HasSuffix(line, " data=0x010203\n"), line)
 }

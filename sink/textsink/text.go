@@ -26,12 +26,17 @@ type textEncoder struct {
 	// message: an event whose schema has a message shows it, filled,
 	// instead of its fields (Options.Message).
 	message bool
+	file    bool // Options.FileColumn
 }
 
 func (*textEncoder) begin(dst []byte) []byte { return dst }
 func (*textEncoder) end(dst []byte) []byte   { return dst }
 
-func (e *textEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
+func (e *textEncoder) record(dst []byte, r *record.Record, d *describe.Description, x *Extra) []byte {
+	if e.file {
+		dst = appendNoSpace(dst, x.File)
+		dst = append(dst, ' ')
+	}
 	if d.WPP != nil && d.Decoded {
 		return e.appendWPP(dst, r, d)
 	}
@@ -41,7 +46,11 @@ func (e *textEncoder) record(dst []byte, r *record.Record, d *describe.Descripti
 	dst = append(dst, ' ')
 	dst = appendUint(dst, uint64(r.ProcessorNumber))
 	dst = append(dst, ' ')
-	dst = appendThreadProcess(dst, r.HasThreadProcess, r.ProcessId, r.ThreadId)
+	if s := &x.Subject; showsSubject(r, s) {
+		dst = appendSubject(dst, s)
+	} else {
+		dst = appendThreadProcess(dst, r.HasThreadProcess, r.ProcessId, r.ThreadId)
+	}
 	dst = append(dst, ' ')
 	dst = e.appendEventLabel(dst, r, d)
 	dst = append(dst, ' ')
@@ -230,6 +239,30 @@ func appendNoSpace(dst []byte, s string) []byte {
 		dst = append(dst, c)
 	}
 	return dst
+}
+
+// showsSubject reports whether the PID/TID column shows the subject
+// rather than the header: it names a process or thread the header does
+// not, or another one.
+func showsSubject(r *record.Record, s *kernel.Subject) bool {
+	if !s.HasProcess && !s.HasThread {
+		return false
+	}
+	return !r.HasThreadProcess || s.HasProcess && s.ProcessID != r.ProcessId || s.HasThread && s.ThreadID != r.ThreadId
+}
+
+// appendSubject appends the subject's PID/TID, "-" for the one unknown.
+func appendSubject(dst []byte, s *kernel.Subject) []byte {
+	if s.HasProcess {
+		dst = appendID(dst, s.ProcessID)
+	} else {
+		dst = append(dst, '-')
+	}
+	dst = append(dst, '/')
+	if s.HasThread {
+		return appendID(dst, s.ThreadID)
+	}
+	return append(dst, '-')
 }
 
 // appendThreadProcess appends PID/TID, or "-" for a record without them.

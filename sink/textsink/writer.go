@@ -34,6 +34,7 @@ import (
 
 	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/schema/kernel"
 )
 
 // Format names an output format.
@@ -48,6 +49,8 @@ const (
 	//
 	//	TIME CPU PID/TID PROVIDER/EVENT LEVEL KEYWORD FIELDS...
 	//
+	// PID/TID is the process and thread the record is about where the
+	// Extra it is written with says so (see Extra), else its header's.
 	// PROVIDER/EVENT is one JSON string when a name in it has a space
 	// ("Windows Kernel/Process/Start"), as is a string value with one.
 	Text Format = "text"
@@ -74,6 +77,27 @@ type Options struct {
 	// (a manifest's message string) as that message with its %1...%n
 	// filled in, in place of its fields.
 	Message bool
+	// FileColumn adds the input each record came from (Extra.File), for
+	// records of several inputs in one output: the first column of Text,
+	// the first member of JSONL and column of CSV, <File> in XML's
+	// <System>.
+	FileColumn bool
+}
+
+// Extra is what a record's output shows besides its header and its
+// description: the input it came from, and the process it is about.
+type Extra struct {
+	// File names the input; shown with Options.FileColumn only.
+	File string
+	// Subject is the process and thread the record is about
+	// (kernel.Processes.Subject), and ProcessName that process's image
+	// name, "" when unknown. Text shows the subject in its PID/TID
+	// column where it is not the header's; JSONL and CSV keep ProcessId
+	// and ThreadId as the header has them and add SubjectProcessId (and
+	// ProcessName, when known) where the header names no process or
+	// another one (Subject.Differs).
+	Subject     kernel.Subject
+	ProcessName string
 }
 
 // Encoder appends records in one format to a byte slice, for Go code that
@@ -88,21 +112,22 @@ type Encoder struct {
 // encoder is one format.
 type encoder interface {
 	begin(dst []byte) []byte
-	record(dst []byte, r *record.Record, d *describe.Description) []byte
+	record(dst []byte, r *record.Record, d *describe.Description, x *Extra) []byte
 	end(dst []byte) []byte
 }
 
 // NewEncoder returns an encoder of the format opts names.
 func NewEncoder(opts Options) (*Encoder, error) {
+	file := opts.FileColumn
 	switch opts.Format {
 	case Text, "":
-		return &Encoder{&textEncoder{message: opts.Message}}, nil
+		return &Encoder{&textEncoder{message: opts.Message, file: file}}, nil
 	case JSONL:
-		return &Encoder{&jsonlEncoder{}}, nil
+		return &Encoder{&jsonlEncoder{file: file}}, nil
 	case CSV:
-		return &Encoder{&csvEncoder{}}, nil
+		return &Encoder{&csvEncoder{file: file}}, nil
 	case XML:
-		return &Encoder{&xmlEncoder{}}, nil
+		return &Encoder{&xmlEncoder{file: file}}, nil
 	}
 	return nil, fmt.Errorf("textsink: unknown format %q", opts.Format)
 }
@@ -115,8 +140,20 @@ func (e *Encoder) Begin(dst []byte) []byte { return e.enc.begin(dst) }
 // description d is what package describe gave for r; one with no names and
 // not Decoded shows the record's numbers and its payload as hex.
 func (e *Encoder) Append(dst []byte, r *record.Record, d *describe.Description) []byte {
-	return e.enc.record(dst, r, d)
+	return e.enc.record(dst, r, d, &noExtra)
 }
+
+// AppendExtra is Append with what the record's output shows besides its
+// header and description.
+func (e *Encoder) AppendExtra(dst []byte, r *record.Record, d *describe.Description, x *Extra) []byte {
+	if x == nil {
+		x = &noExtra
+	}
+	return e.enc.record(dst, r, d, x)
+}
+
+// noExtra is the Extra of records written without one.
+var noExtra Extra
 
 // End appends what comes after the last record: </Events> for XML.
 func (e *Encoder) End(dst []byte) []byte { return e.enc.end(dst) }
@@ -155,12 +192,21 @@ func NewWriter(w io.Writer, opts Options) (*Writer, error) {
 // Write encodes one record with its description. The first error writing
 // to the io.Writer is returned then and by every later call.
 func (w *Writer) Write(r *record.Record, d *describe.Description) error {
+	return w.WriteExtra(r, d, nil)
+}
+
+// WriteExtra is Write with what the record's output shows besides its
+// header and description.
+func (w *Writer) WriteExtra(r *record.Record, d *describe.Description, x *Extra) error {
 	if !w.ready {
 		if err := w.start(); err != nil {
 			return err
 		}
 	}
-	w.buf = w.enc.record(w.buf, r, d)
+	if x == nil {
+		x = &noExtra
+	}
+	w.buf = w.enc.record(w.buf, r, d, x)
 	if len(w.buf) > flushSize {
 		return w.flush()
 	}

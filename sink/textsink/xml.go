@@ -22,6 +22,7 @@ import (
 type xmlEncoder struct {
 	clock   timeCache
 	scratch []byte
+	file    bool // Options.FileColumn
 }
 
 func (*xmlEncoder) begin(dst []byte) []byte {
@@ -30,7 +31,7 @@ func (*xmlEncoder) begin(dst []byte) []byte {
 
 func (*xmlEncoder) end(dst []byte) []byte { return append(dst, "</Events>\n"...) }
 
-func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Description) []byte {
+func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Description, x *Extra) []byte {
 	fs := record.DescriptorFieldsOf(r.HeaderType)
 	ed := &r.EventDescriptor
 	dst = append(dst, "<Event xmlns=\"http://schemas.microsoft.com/win/2004/08/events/event\">\n\t<System>\n\t\t<Provider"...)
@@ -99,7 +100,13 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 	}
 	dst = append(dst, " />\n\t\t<Channel>"...)
 	dst = appendUint(dst, uint64(ed.Channel))
-	dst = append(dst, "</Channel>\n\t\t<Computer />\n\t</System>\n"...)
+	dst = append(dst, "</Channel>\n\t\t<Computer />\n"...)
+	if e.file {
+		dst = append(dst, "\t\t<File>"...)
+		dst = appendXMLText(dst, x.File)
+		dst = append(dst, "</File>\n"...)
+	}
+	dst = append(dst, "\t</System>\n"...)
 	switch {
 	case d.Decoded:
 		dst = append(dst, "\t<EventData>\n"...)
