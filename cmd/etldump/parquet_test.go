@@ -148,8 +148,7 @@ func TestParquetReadBackByDuckDB(t *testing.T) {
 		"Id": "USMALLINT", "Version": "UTINYINT", "Channel": "UTINYINT", "Level": "UTINYINT",
 		"Opcode": "UTINYINT", "Task": "USMALLINT", "Keyword": "UBIGINT",
 		"ProcessId": "INTEGER", "ThreadId": "INTEGER", "SubjectProcessId": "INTEGER", "ProcessName": "VARCHAR",
-		"ProcessorNumber": "USMALLINT",
-		"ActivityId":      "VARCHAR", "RelatedActivityId": "VARCHAR", "Flags": "USMALLINT",
+		"ProcessorNumber": "USMALLINT", "ActivityId": "VARCHAR", "RelatedActivityId": "VARCHAR", "Flags": "USMALLINT",
 		"Payload": "JSON", "UserData": "BLOB", "UserDataStrings": "VARCHAR[]",
 	}
 	tlChecked := 0
