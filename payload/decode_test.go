@@ -365,14 +365,44 @@ func TestSystemTimeRules(t *testing.T) {
 		// Not a rule: a week past 5 makes it the sixth of March of year
 		// 0, and the zero value is out of range.
 		{[8]uint16{0, 3, 0, 6, 2, 0, 0, 0}, "0000-03-06T02:00:00.0000000Z", true},
-		{[8]uint16{}, "0000-00-00T00:00:00.0000000Z", false},
+		{[8]uint16{0, 0, 0, 0, 0, 0, 0, 1}, "0000-00-00T00:00:00.0010000Z", false},
 	} {
 		v := decode(t, st(c.fields[:]...), field)[0]
 		assert.Equal(t, "T="+c.text, text([]payload.Value{v}))
 		assert.Equal(t, `{"T":"`+c.text+`"}`, jsonOf([]payload.Value{v}))
 		assert.Equal(t, c.text, string(payload.AppendSystemTime(nil, c.fields)))
 		assert.Equal(t, c.date, !v.Time().IsZero(), c.text)
+		assert.False(t, v.TimeUnset(), c.text)
 	}
+	// All zeros is a time not set: no text, null in JSON.
+	v := decode(t, st(make([]uint16, 8)...), field)[0]
+	assert.True(t, v.TimeUnset())
+	assert.Equal(t, "T=", text([]payload.Value{v}))
+	assert.Equal(t, `{"T":null}`, jsonOf([]payload.Value{v}))
+	assert.True(t, v.Time().IsZero())
+	assert.Equal(t, "0000-00-00T00:00:00.0000000Z", string(payload.AppendSystemTime(nil, [8]uint16{})))
+}
+
+// TestFileTimeUnset: a FILETIME of 0, as an unset EndTime holds, shows no
+// time rather than 1601-01-01, whether its in-type or its out-type makes
+// it a time; 1 (100 ns into 1601) is a time.
+func TestFileTimeUnset(t *testing.T) {
+	for _, f := range []payload.Field{
+		{Name: "T", InType: payload.InFileTime},
+		{Name: "T", InType: payload.InUInt64, OutType: payload.OutDateTime},
+		{Name: "T", InType: payload.InInt64, OutType: payload.OutDateTime},
+	} {
+		v := decode(t, make([]byte, 8), f)[0]
+		assert.True(t, v.TimeUnset(), "%v", f)
+		assert.Equal(t, "T=", text([]payload.Value{v}), "%v", f)
+		assert.Equal(t, `{"T":null}`, jsonOf([]payload.Value{v}), "%v", f)
+		assert.True(t, v.Time().IsZero(), "%v", f)
+		one := decode(t, []byte{1, 0, 0, 0, 0, 0, 0, 0}, f)[0]
+		assert.False(t, one.TimeUnset(), "%v", f)
+		assert.Equal(t, "T=1601-01-01T00:00:00.0000001Z", text([]payload.Value{one}), "%v", f)
+		assert.Equal(t, `{"T":"1601-01-01T00:00:00.0000001Z"}`, jsonOf([]payload.Value{one}), "%v", f)
+	}
+	assert.False(t, decode(t, make([]byte, 8), payload.Field{Name: "N", InType: payload.InUInt64})[0].TimeUnset())
 }
 
 func TestSpareSlotsKeepNestedValues(t *testing.T) {

@@ -27,7 +27,7 @@ const hexDigits = "0123456789ABCDEF"
 // NTStatus, HResult, CodePointer), an IPv4/IPv6 address, a socket address or
 // a date-time; strings as they are with control characters escaped
 // (\n, \t, \xNN); bytes as 0x-prefixed hex; GUIDs in lower-case
-// 8-4-4-4-12 form; times in RFC 3339 UTC with 7 fraction digits; SIDs as
+// 8-4-4-4-12 form; times in RFC 3339 UTC with 7 fraction digits (nothing for one not set); SIDs as
 // S-1-…; character arrays as strings; structs and other arrays as JSON,
 // which keeps nesting unambiguous.
 func (v Value) AppendText(dst []byte) []byte {
@@ -177,6 +177,10 @@ func (v *Value) appendJSON(dst []byte) []byte {
 		return append(dst, ']')
 	case KindInvalid:
 		return append(dst, "null"...)
+	case KindTime:
+		if v.TimeUnset() {
+			return append(dst, "null"...)
+		}
 	}
 	// Everything else renders as text without characters JSON must escape.
 	dst = append(dst, '"')
@@ -319,6 +323,13 @@ func (v *Value) appendFormatted(dst []byte, in InType, out OutType, inJSON bool)
 	if out != OutDefault {
 		switch {
 		case width == 64 && out.isDateTime():
+			if v.num == 0 {
+				// Not set (see TimeUnset).
+				if inJSON {
+					return append(dst, "null"...)
+				}
+				return dst
+			}
 			dst = quote(dst)
 			dst = appendTimeText(dst, header.UnsignedFileTimeToTime(v.num))
 			return quote(dst)
@@ -725,6 +736,9 @@ func appendSockaddr(dst, b []byte) ([]byte, bool) {
 }
 
 func (v Value) appendTime(dst []byte) []byte {
+	if v.TimeUnset() {
+		return dst
+	}
 	if v.flags&flagSysTime == 0 {
 		return appendTimeText(dst, header.UnsignedFileTimeToTime(v.num))
 	}

@@ -41,11 +41,12 @@ func (k Kind) String() string {
 
 // Value flags.
 const (
-	flagUTF16   = 1 << iota // string bytes are UTF-16LE
-	flagFloat32             // a Float, rendered with 32-bit precision
-	flagSysTime             // a SYSTEMTIME in raw rather than a FILETIME in num
-	flagBadTime             // a SYSTEMTIME whose fields are out of range
-	flagRule                // a SYSTEMTIME with year 0: a yearly transition rule
+	flagUTF16     = 1 << iota // string bytes are UTF-16LE
+	flagFloat32               // a Float, rendered with 32-bit precision
+	flagSysTime               // a SYSTEMTIME in raw rather than a FILETIME in num
+	flagBadTime               // a SYSTEMTIME whose fields are out of range
+	flagRule                  // a SYSTEMTIME with year 0: a yearly transition rule
+	flagUnsetTime             // a SYSTEMTIME of all zeros: no time
 )
 
 // Value is one decoded field value, or one element of an array.
@@ -321,10 +322,13 @@ func (v Value) GUID() uuid.UUID {
 
 // Time is the value of a KindTime in UTC, or of an integer field whose
 // OutType marks it a FILETIME. It is the zero time.Time for other kinds,
-// for a SYSTEMTIME whose fields are out of range and for one that holds a
-// yearly rule rather than a date (see AppendSystemTime).
+// for a time not set (TimeUnset), for a SYSTEMTIME whose fields are out of
+// range and for one that holds a yearly rule rather than a date (see
+// AppendSystemTime).
 func (v Value) Time() time.Time {
 	switch {
+	case v.TimeUnset():
+		return time.Time{}
 	case v.kind == KindTime && v.flags&flagSysTime != 0:
 		if v.flags&(flagBadTime|flagRule) != 0 {
 			return time.Time{}
@@ -335,6 +339,21 @@ func (v Value) Time() time.Time {
 		return header.UnsignedFileTimeToTime(v.num)
 	}
 	return time.Time{}
+}
+
+// TimeUnset reports a time value that holds no time: a FILETIME of 0 or a
+// SYSTEMTIME of all zeros, which is what Windows writes for a time not set
+// (the EndTime of a session that has not stopped, a time zone without
+// daylight saving). Its text is empty and its JSON null, rather than
+// 1601-01-01.
+func (v Value) TimeUnset() bool {
+	switch {
+	case v.kind == KindTime && v.flags&flagSysTime != 0:
+		return v.flags&flagUnsetTime != 0
+	case v.kind == KindTime, v.isFileTimeInt():
+		return v.num == 0
+	}
+	return false
 }
 
 func (v Value) isFileTimeInt() bool {
@@ -356,6 +375,8 @@ func systemTime(b []byte) [8]uint16 {
 func systemTimeFlags(b []byte) uint8 {
 	st := systemTime(b)
 	switch {
+	case st == [8]uint16{}:
+		return flagSysTime | flagBadTime | flagUnsetTime
 	case isRule(st):
 		return flagSysTime | flagRule
 	case validSystemTime(st):

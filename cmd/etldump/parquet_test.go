@@ -147,9 +147,9 @@ func TestParquetReadBackByDuckDB(t *testing.T) {
 		"ProviderId": "VARCHAR", "ProviderName": "VARCHAR", "EventName": "VARCHAR",
 		"Id": "USMALLINT", "Version": "UTINYINT", "Channel": "UTINYINT", "Level": "UTINYINT",
 		"Opcode": "UTINYINT", "Task": "USMALLINT", "Keyword": "UBIGINT",
-		"ProcessId": "UINTEGER", "ThreadId": "UINTEGER", "ProcessorNumber": "USMALLINT",
-		"ActivityId": "VARCHAR", "RelatedActivityId": "VARCHAR", "Flags": "USMALLINT",
-		"Payload": "JSON", "UserData": "BLOB",
+		"ProcessId": "INTEGER", "ThreadId": "INTEGER", "SubjectProcessId": "INTEGER", "ProcessName": "VARCHAR",
+		"ProcessorNumber": "USMALLINT", "ActivityId": "VARCHAR", "RelatedActivityId": "VARCHAR", "Flags": "USMALLINT",
+		"Payload": "JSON", "UserData": "BLOB", "UserDataStrings": "VARCHAR[]",
 	}
 	tlChecked := 0
 	for _, c := range cases {

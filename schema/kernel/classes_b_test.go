@@ -99,9 +99,9 @@ func TestClassesB(t *testing.T) {
 	}
 	assert.Equal(t, 185, n, "classes of groupsB")
 	kernelClassic := 0
-	for _, ops := range classic {
-		for _, e := range ops {
-			if e.Provider != ProviderName {
+	for _, c := range classic {
+		for _, e := range c.events {
+			if e == nil || e.Provider != ProviderName {
 				continue
 			}
 			kernelClassic++
@@ -111,7 +111,7 @@ func TestClassesB(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, 5+6+1, kernelClassic, "SysConfig, MMCSS and MUI events")
+	assert.Equal(t, 4+6+1, kernelClassic, "SysConfig, MMCSS and MUI events")
 }
 
 func checkSchema(t *testing.T, name string, s *payload.Schema) {

@@ -47,9 +47,11 @@ func fuzzEvents() []fuzzEvent {
 			}
 		}
 	}
-	for _, m := range classic {
-		for op, e := range m {
-			add(e, op)
+	for _, c := range classic {
+		for op, e := range c.events {
+			if e != nil {
+				add(e, uint8(op))
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b fuzzEvent) int {

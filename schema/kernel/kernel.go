@@ -10,7 +10,9 @@ package kernel
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -244,8 +246,9 @@ func Group(r *record.Record) (uint8, bool) {
 }
 
 // LookupRecord finds the event a record is: a kernel event by its group,
-// opcode and version, or a KernelTraceControl event by its class GUID and
-// opcode. ok is false for other records.
+// opcode and version, or a KernelTraceControl, SysConfig or Lost_Event
+// event by its class GUID and opcode (an opcode the class does not name
+// gives "Task/Opcode(N)" with no layout). ok is false for other records.
 func LookupRecord(r *record.Record) (e *schema.Event, exact bool, ok bool) {
 	if g, isKernel := Group(r); isKernel {
 		v := r.ClassVersion
@@ -291,9 +294,19 @@ const TraceControlName = "KernelTraceControl"
 // TraceEvent shows for the kernel events its own tables lack.
 const SystemTraceName = "MSNT_SystemTrace"
 
-// classic holds the classic events that are not in a kernel group (the
-// KernelTraceControl events, Lost_Event) by class GUID and opcode.
-var classic = map[uuid.UUID]map[uint8]*schema.Event{}
+// classic holds the classic event classes that are not in a kernel group
+// (the KernelTraceControl ones, SysConfig, Lost_Event) by class GUID.
+var classic = map[uuid.UUID]*classicClass{}
+
+// classicClass is one classic event class: its provider and task names and
+// its events by opcode.
+type classicClass struct {
+	provider, task string
+	events         [256]*schema.Event
+	// unnamed are the events of opcodes without one, "Task/Opcode(N)"
+	// with no layout, made when first looked up.
+	unnamed [256]atomic.Pointer[schema.Event]
+}
 
 // registerTraceControl adds a KernelTraceControl event; fields nil gives
 // an event with a name and no payload layout.
@@ -302,7 +315,8 @@ func registerTraceControl(task uuid.UUID, opcode uint8, name string, fields []pa
 }
 
 // registerClassic adds a classic event of provider (the name shown) whose
-// class GUID is task.
+// class GUID is task. The event's name is "Task/Event", or "Task" alone;
+// every event of a class has the same task.
 func registerClassic(task uuid.UUID, provider string, opcode uint8, name string, fields []payload.Field, computed func(*record.Record, []payload.Value) []payload.Value) {
 	var s *payload.Schema
 	if fields != nil {
@@ -312,15 +326,19 @@ func registerClassic(task uuid.UUID, provider string, opcode uint8, name string,
 		}
 		s.Spare = computedSlots
 	}
-	m := classic[task]
-	if m == nil {
-		m = map[uint8]*schema.Event{}
-		classic[task] = m
+	taskName, _, _ := strings.Cut(name, "/")
+	c := classic[task]
+	if c == nil {
+		c = &classicClass{provider: provider, task: taskName}
+		classic[task] = c
 	}
-	if _, dup := m[opcode]; dup {
+	if c.provider != provider || c.task != taskName {
+		panic(fmt.Sprintf("%s %s: class %v is %s %s", provider, name, task, c.provider, c.task))
+	}
+	if c.events[opcode] != nil {
 		panic(fmt.Sprintf("%s %s: opcode %d of %v defined twice", provider, name, opcode, task))
 	}
-	m[opcode] = &schema.Event{Provider: provider, Name: name, Payload: s, Computed: computed}
+	c.events[opcode] = &schema.Event{Provider: provider, Name: name, Payload: s, Computed: computed}
 }
 
 // EachProvider calls fn with every provider name the kernel tables give
@@ -349,19 +367,29 @@ func EachProvider(fn func(id uuid.UUID, name string)) {
 			}
 		}
 	}
-	for task, events := range classic {
-		for _, e := range events {
-			fn(task, e.Provider)
-		}
+	for task, c := range classic {
+		fn(task, c.provider)
 	}
 }
 
 // lookupClassic finds a classic event by class GUID and opcode. Their
-// layouts do not change with the version, so every match is exact.
+// layouts do not change with the version, so every match is exact. An
+// opcode the class does not name gives "Task/Opcode(N)" with no layout, as
+// an unnamed opcode of a kernel group does.
 func lookupClassic(task uuid.UUID, opcode uint8) (*schema.Event, bool, bool) {
 	buildIndex()
-	if e, ok := classic[task][opcode]; ok {
+	c := classic[task]
+	if c == nil {
+		return nil, false, false
+	}
+	if e := c.events[opcode]; e != nil {
 		return e, true, true
 	}
-	return nil, false, false
+	e := c.unnamed[opcode].Load()
+	if e == nil {
+		name := appendNumbered([]byte(c.task), "/Opcode(", opcode)
+		c.unnamed[opcode].CompareAndSwap(nil, &schema.Event{Provider: c.provider, Name: string(name)})
+		e = c.unnamed[opcode].Load()
+	}
+	return e, true, true
 }

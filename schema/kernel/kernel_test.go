@@ -1,6 +1,7 @@
 package kernel_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -37,7 +38,7 @@ func TestProcessDCStartSample(t *testing.T) {
 		assert.True(t, exact)
 		vals, err = e.Payload.Decode(r.UserData, r.PointerSize(), vals[:0])
 		require.NoError(t, err)
-		assert.Equal(t, `UniqueProcessKey=0xFFFFFA830007E4C0 ProcessID=4 ParentID=0 SessionID=4294967295 ExitStatus=259 `+
+		assert.Equal(t, `UniqueProcessKey=0xFFFFFA830007E4C0 ProcessID=4 ParentID=0 SessionID=-1 ExitStatus=259 `+
 			`PageDirectoryBase=0x187000 Flags=Protected UserSID=S-1-5-18 ImageFileName=System CommandLine= PackageFullName= ApplicationID=`,
 			string(payload.AppendTextFields(nil, vals, " ")))
 		return
@@ -109,7 +110,19 @@ func TestClassicEvents(t *testing.T) {
 		assert.Equal(t, c.name, e.FullName())
 		assert.Equal(t, c.layout, e.Payload != nil, c.name)
 	}
-	r := &record.Record{HeaderType: header.TypeFull64, ProviderId: kernel.ImageIDTask, EventDescriptor: header.EventDescriptor{Opcode: 99}}
+	// Opcodes the class does not name (34, 39 and 41 turn up in merged
+	// traces) are the class's, by number, with no layout.
+	for _, op := range []uint8{34, 39, 41, 99} {
+		r := &record.Record{HeaderType: header.TypeFull64, ProviderId: kernel.ImageIDTask, EventDescriptor: header.EventDescriptor{Opcode: op}}
+		e, _, ok := kernel.LookupRecord(r)
+		require.True(t, ok, op)
+		assert.Equal(t, fmt.Sprintf("KernelTraceControl/ImageID/Opcode(%d)", op), e.FullName())
+		assert.Nil(t, e.Payload)
+		again, _, _ := kernel.LookupRecord(r)
+		assert.Same(t, e, again, "made once")
+	}
+	r := &record.Record{HeaderType: header.TypeFull64, ProviderId: uuid.MustParse("11111111-2222-3333-4444-555555555555"),
+		EventDescriptor: header.EventDescriptor{Opcode: 34}}
 	_, _, ok := kernel.LookupRecord(r)
-	assert.False(t, ok)
+	assert.False(t, ok, "a class no table knows")
 }

@@ -5,7 +5,9 @@ import (
 	"github.com/etlkit/etlkit/record"
 )
 
-// Process group (0x03), kernel-events.md §4.
+// Process group (0x03), kernel-events.md §4. SessionID is signed, as
+// TraceEvent reads it: the MOF says uint32, but the processes outside any
+// session (Idle, System, smss) hold -1.
 
 // processFlags are the ETW_PROCESS_EVENT_FLAG_* bits of the v4 Flags field.
 var processFlags = bits("ProcessFlags",
@@ -24,10 +26,10 @@ func init() {
 			class{name: "Process_V0_TypeGroup1", group: g, version: 0, opcodes: start, fields: fields(
 				ptr("ProcessID"), ptr("ParentID"), sid("UserSID"), astr("ImageFileName"))},
 			class{name: "Process_V1_TypeGroup1", group: g, version: 1, opcodes: start, fields: fields(
-				ptr("PageDirectoryBase"), u32("ProcessID"), u32("ParentID"), u32("SessionID"), i32("ExitStatus"),
+				ptr("PageDirectoryBase"), u32("ProcessID"), u32("ParentID"), i32("SessionID"), i32("ExitStatus"),
 				sid("UserSID"), astr("ImageFileName"))},
 			class{name: "Process_V2_TypeGroup1", group: g, version: 2, opcodes: []uint8{1, 2, 3, 4, 39}, fields: fields(
-				ptr("UniqueProcessKey"), u32("ProcessID"), u32("ParentID"), u32("SessionID"), i32("ExitStatus"),
+				ptr("UniqueProcessKey"), u32("ProcessID"), u32("ParentID"), i32("SessionID"), i32("ExitStatus"),
 				sid("UserSID"), astr("ImageFileName"), wstr("CommandLine"))},
 			class{name: "Process_Terminate_TypeGroup1", group: g, version: 2, opcodes: []uint8{11}, fields: fields(
 				u32("ProcessID"))},
@@ -46,7 +48,7 @@ func init() {
 			class{name: "Process_V2_TypeGroup5", group: g, version: 2, opcodes: []uint8{96, 97, 98, 99}, fields: fields(
 				ptr("Object"))},
 			class{name: "Process_V3_TypeGroup1", group: g, version: 3, opcodes: []uint8{1, 2, 3, 4, 39}, fields: fields(
-				ptr("UniqueProcessKey"), u32("ProcessID"), u32("ParentID"), u32("SessionID"), i32("ExitStatus"),
+				ptr("UniqueProcessKey"), u32("ProcessID"), u32("ParentID"), i32("SessionID"), i32("ExitStatus"),
 				ptr("PageDirectoryBase"), sid("UserSID"), astr("ImageFileName"), wstr("CommandLine"))},
 			class{name: "Process_V4_TypeGroup1", group: g, version: 4, opcodes: []uint8{1, 2, 3, 4, 39}, fields: process4()},
 			// ExitTime holds a FILETIME in the samples.
@@ -60,7 +62,7 @@ func init() {
 // PageDirectoryBase, as the v1 field was named).
 func process4() []payload.Field {
 	return fields(
-		ptr("UniqueProcessKey"), u32("ProcessID"), u32("ParentID"), u32("SessionID"), i32("ExitStatus"),
+		ptr("UniqueProcessKey"), u32("ProcessID"), u32("ParentID"), i32("SessionID"), i32("ExitStatus"),
 		ptr("PageDirectoryBase"), mapped(u32("Flags"), processFlags), sid("UserSID"), astr("ImageFileName"),
 		wstr("CommandLine"), wstr("PackageFullName"), wstr("ApplicationID"))
 }

@@ -138,8 +138,10 @@ func init() {
 			class{name: "SystemConfig_V2_Video", group: g, version: 2, opcodes: []uint8{14}, fields: video()},
 			class{name: "SystemConfig_V2_Services", group: g, version: 2, opcodes: []uint8{15}, fields: services2()},
 			class{name: "SystemConfig_V2_Power", group: g, version: 2, opcodes: []uint8{16}, fields: power()},
+			// MaxHashTableSize is signed, as TraceEvent reads it: -1 is a
+			// size not configured.
 			class{name: "SystemConfig_V2_Network", group: g, version: 2, opcodes: []uint8{17}, fields: fields(
-				u32("TcbTablePartitions"), u32("MaxHashTableSize"), u32("MaxUserPort"), u32("TcpTimedWaitDelay"))},
+				u32("TcbTablePartitions"), i32("MaxHashTableSize"), u32("MaxUserPort"), u32("TcpTimedWaitDelay"))},
 			class{name: "SystemConfig_V2_OpticalMedia", group: g, version: 2, opcodes: []uint8{18}, fields: fields(
 				u16("DiskNumber"), u16("BusType"), u16("DeviceType"), u16("MediaType"), u64("StartingOffset"),
 				u64("Size"), u64("NumberOfFreeBlocks"), u64("TotalNumberOfBlocks"), u64("NextWritableAddress"),
@@ -238,8 +240,11 @@ func init() {
 // sample (every string there is a NUL-terminated UTF-16 one).
 var SysConfigTask = uuid.MustParse("9b79ee91-b5fd-41c0-a243-4248e266e9d0")
 
-// registerSysConfig adds the SysConfig events. Opcode 37 (16 bytes, all
-// zero in the sample) has a name and no layout.
+// registerSysConfig adds the SysConfig events. Opcodes 36 (1352 bytes in
+// the pktmon samples: network adapter and filter names among binary
+// fields) and 37 (16 bytes, all zero in the merged .NET sample) show as
+// SysConfig/Opcode(36) and (37), as every opcode of the class without a
+// name: their layouts are not documented.
 func registerSysConfig() {
 	t := SysConfigTask
 	registerKernelClassic(t, 32, "SysConfig/BuildInfo", fields(
@@ -248,7 +253,6 @@ func registerSysConfig() {
 	// TraceEvent calls the one string of an unknown volume Value.
 	registerKernelClassic(t, 34, "SysConfig/UnknownVolume", fields(wstr("Value")))
 	registerKernelClassic(t, 35, "SysConfig/VolumeMapping", fields(wstr("NtPath"), wstr("DosPath")))
-	registerKernelClassic(t, 37, "SysConfig/Opcode(37)", nil)
 }
 
 // registerKernelClassic adds a classic event of the kernel session that

@@ -6,7 +6,9 @@ import "github.com/etlkit/etlkit/payload"
 // and PerfView add when they merge a trace, so that the images in it can
 // be matched with their symbols elsewhere. Names are TraceEvent's:
 // "ImageID" for opcode 0, "ImageID/<opcode>" for the others, and
-// PDBFileName for the CodeView record's file name.
+// PDBFileName for the CodeView record's file name. Opcodes the notes do
+// not name (34, 39 and 41 turn up in merged traces) show as
+// ImageID/Opcode(N), with their bytes.
 
 // KernelTraceControl opcodes of the ImageID task.
 const (

@@ -87,10 +87,11 @@ var scalarCases = []scalarCase{
 	{"Guid", 15, -1, guidBytes, payload.KindGUID, guidText, `"` + guidText + `"`, uuid.MustParse(guidText)},
 	{"Pointer", 16, -1, le64(0x7FF6A1B20000), payload.KindUint, "0x7FF6A1B20000", `"0x7FF6A1B20000"`, uint64(0x7FF6A1B20000)},
 	{"FileTime", 17, -1, le64(fileTime(when)), payload.KindTime, "2021-09-09T12:59:35.7912345Z", `"2021-09-09T12:59:35.7912345Z"`, when},
-	{"FileTime zero", 17, -1, le64(0), payload.KindTime, "1601-01-01T00:00:00.0000000Z", `"1601-01-01T00:00:00.0000000Z"`, time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)},
+	// A FILETIME or SYSTEMTIME of zeros is a time not set: no text, JSON null.
+	{"FileTime zero", 17, -1, le64(0), payload.KindTime, "", `null`, time.Time{}},
 	{"SystemTime", 18, -1, systemTimeBytes(2021, 9, 4, 9, 12, 59, 35, 31), payload.KindTime, "2021-09-09T12:59:35.0310000Z", `"2021-09-09T12:59:35.0310000Z"`, time.Date(2021, 9, 9, 12, 59, 35, 31e6, time.UTC)},
 	{"SystemTime out of range", 18, -1, systemTimeBytes(2021, 2, 0, 30, 25, 0, 0, 0), payload.KindTime, "2021-02-30T25:00:00.0000000Z", `"2021-02-30T25:00:00.0000000Z"`, time.Time{}},
-	{"SystemTime zero", 18, -1, systemTimeBytes(0, 0, 0, 0, 0, 0, 0, 0), payload.KindTime, "0000-00-00T00:00:00.0000000Z", `"0000-00-00T00:00:00.0000000Z"`, time.Time{}},
+	{"SystemTime zero", 18, -1, systemTimeBytes(0, 0, 0, 0, 0, 0, 0, 0), payload.KindTime, "", `null`, time.Time{}},
 	{"Sid", 19, -1, sidBytes, payload.KindSID, "S-1-5-21-1-2-3-1001", `"S-1-5-21-1-2-3-1001"`, "S-1-5-21-1-2-3-1001"},
 	{"Sid big authority", 19, -1, []byte{1, 0, 1, 2, 3, 4, 5, 6}, payload.KindSID, "S-1-0x010203040506", `"S-1-0x010203040506"`, "S-1-0x010203040506"},
 	{"HexInt32", 20, -1, le32(0xFF), payload.KindUint, "0xFF", `"0xFF"`, uint64(0xFF)},

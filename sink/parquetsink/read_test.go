@@ -2,6 +2,7 @@ package parquetsink
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -10,7 +11,8 @@ import (
 )
 
 // table is a Parquet file read back whole: column name to values, nil for
-// NULL, int64 for the integer columns and string for the byte columns.
+// NULL, int64 for the integer columns, string for the byte columns and
+// []string for a list of strings.
 type table struct {
 	names     []string
 	logical   map[string]string
@@ -29,9 +31,13 @@ func readTable(t testing.TB, b []byte) *table {
 	tb := &table{logical: map[string]string{}, cols: map[string][]any{}}
 	for j := 0; j < sc.NumColumns(); j++ {
 		c := sc.Column(j)
-		tb.names = append(tb.names, c.Name())
-		tb.logical[c.Name()] = c.LogicalType().String()
-		tb.cols[c.Name()] = []any{}
+		name := columnName(c.Path())
+		tb.names = append(tb.names, name)
+		tb.logical[name] = c.LogicalType().String()
+		if c.MaxRepetitionLevel() > 0 {
+			tb.logical[name] = "List<" + tb.logical[name] + ">"
+		}
+		tb.cols[name] = []any{}
 	}
 	for i := 0; i < rdr.NumRowGroups(); i++ {
 		rg := rdr.RowGroup(i)
@@ -40,7 +46,11 @@ func readTable(t testing.TB, b []byte) *table {
 		for j := 0; j < sc.NumColumns(); j++ {
 			cr, err := rg.Column(j)
 			require.NoError(t, err)
-			name := sc.Column(j).Name()
+			name := columnName(sc.Column(j).Path())
+			if sc.Column(j).MaxRepetitionLevel() > 0 {
+				tb.cols[name] = append(tb.cols[name], readListColumn(t, cr, n)...)
+				continue
+			}
 			tb.cols[name] = append(tb.cols[name], readColumn(t, cr, n)...)
 		}
 	}
@@ -85,6 +95,48 @@ func readColumn(t testing.TB, cr file.ColumnChunkReader, n int64) []any {
 		require.NoError(t, err)
 		require.NotZero(t, levels, "column ended before its %d rows", n)
 	}
+	return out
+}
+
+// columnName is the top-level name of a column path (a list's strings
+// are at NAME.list.element).
+func columnName(path string) string {
+	name, _, _ := strings.Cut(path, ".")
+	return name
+}
+
+// readListColumn reads a column of lists of strings, n rows: each row's
+// strings, or nil for NULL.
+func readListColumn(t testing.TB, cr file.ColumnChunkReader, n int64) []any {
+	t.Helper()
+	r, ok := cr.(*file.ByteArrayColumnChunkReader)
+	require.True(t, ok, "%T", cr)
+	maxDef := cr.Descriptor().MaxDefinitionLevel()
+	var out []any
+	for {
+		defs, reps := make([]int16, 1024), make([]int16, 1024)
+		vals := make([]parquet.ByteArray, 1024)
+		levels, _, err := r.ReadBatch(1024, vals, defs, reps)
+		require.NoError(t, err)
+		if levels == 0 {
+			break
+		}
+		k := 0
+		for i := range levels {
+			if reps[i] == 0 {
+				out = append(out, nil)
+			}
+			if defs[i] < maxDef {
+				require.Zero(t, defs[i], "an empty list")
+				continue
+			}
+			row := &out[len(out)-1]
+			list, _ := (*row).([]string)
+			*row = append(list, string(vals[k]))
+			k++
+		}
+	}
+	require.EqualValues(t, n, len(out))
 	return out
 }
 

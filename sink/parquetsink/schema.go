@@ -32,6 +32,7 @@ const (
 	colFlags
 	colPayload
 	colUserData
+	colUserDataStrings
 	colFile
 	numColumns
 )
@@ -78,7 +79,25 @@ type columnSpec struct {
 	stats bool
 	// guid: the values are GUIDs, staged as they are and written as text.
 	guid bool
+	// list: a LIST of required strings, staged with repetition levels.
+	list bool
 }
+
+// path is the column's path in the file: a list's strings are its
+// list.element.
+func (c *columnSpec) path() string {
+	if c.list {
+		return c.name + ".list.element"
+	}
+	return c.name
+}
+
+// Definition levels of a list column: NULL, and a string of the list
+// (whose optional group and repeated group are both there).
+const (
+	listNull    = 0
+	listElement = 2
+)
 
 // timestampUTC is the isAdjustedToUTC flag of the TimeStamp column. The
 // values are UTC; the flag is false because DuckDB reads a UTC-adjusted
@@ -89,6 +108,10 @@ type columnSpec struct {
 const timestampUTC = false
 
 func unsigned(bits int8) schema.LogicalType { return schema.NewIntLogicalType(bits, false) }
+
+// signed32 is the type of process and thread ids, which ETW sets to
+// 0xFFFFFFFF for none: -1, as TraceEvent shows them.
+var signed32 = schema.NewIntLogicalType(32, true)
 
 var columns = [numColumns]columnSpec{
 	colTimeStamp:         {name: "TimeStamp", phys: physInt64, logical: schema.NewTimestampLogicalTypeForce(timestampUTC, schema.TimeUnitNanos), enc: encDelta, stats: true},
@@ -104,9 +127,9 @@ var columns = [numColumns]columnSpec{
 	colOpcode:            {name: "Opcode", phys: physInt32, logical: unsigned(8), enc: encDelta, stats: true},
 	colTask:              {name: "Task", phys: physInt32, logical: unsigned(16), enc: encDelta, stats: true},
 	colKeyword:           {name: "Keyword", phys: physInt64, logical: unsigned(64), enc: encDelta, stats: true},
-	colProcessId:         {name: "ProcessId", phys: physInt32, logical: unsigned(32), enc: encDelta, stats: true},
-	colThreadId:          {name: "ThreadId", phys: physInt32, logical: unsigned(32), enc: encDelta, stats: true},
-	colSubjectProcessId:  {name: "SubjectProcessId", phys: physInt32, logical: unsigned(32), enc: encDelta, stats: true},
+	colProcessId:         {name: "ProcessId", phys: physInt32, logical: signed32, enc: encDelta, stats: true},
+	colThreadId:          {name: "ThreadId", phys: physInt32, logical: signed32, enc: encDelta, stats: true},
+	colSubjectProcessId:  {name: "SubjectProcessId", phys: physInt32, logical: signed32, enc: encDelta, stats: true},
 	colProcessName:       {name: "ProcessName", phys: physBytes, logical: schema.StringLogicalType{}, enc: encDictionary},
 	colProcessorNumber:   {name: "ProcessorNumber", phys: physInt32, logical: unsigned(16), required: true, enc: encDelta, stats: true},
 	colActivityId:        {name: "ActivityId", phys: physBytes, logical: schema.StringLogicalType{}, enc: encPlain, guid: true},
@@ -114,6 +137,7 @@ var columns = [numColumns]columnSpec{
 	colFlags:             {name: "Flags", phys: physInt32, logical: unsigned(16), required: true, enc: encDelta, stats: true},
 	colPayload:           {name: "Payload", phys: physBytes, logical: schema.JSONLogicalType{}},
 	colUserData:          {name: "UserData", phys: physBytes},
+	colUserDataStrings:   {name: "UserDataStrings", phys: physBytes, logical: schema.StringLogicalType{}, list: true},
 	colFile:              {name: "File", phys: physBytes, logical: schema.StringLogicalType{}, required: true, enc: encDictionary, stats: true},
 }
 
@@ -150,9 +174,21 @@ func newSchema(n int) (*schema.GroupNode, error) {
 			typ = parquet.Types.ByteArray
 		}
 		var err error
-		if c.logical != nil {
+		switch {
+		case c.list:
+			// The three levels the Parquet spec gives a LIST: an optional
+			// group, a repeated group "list", and its "element".
+			var elem, list schema.Node
+			if elem, err = schema.NewPrimitiveNodeLogical("element", parquet.Repetitions.Required, c.logical, typ, -1, -1); err != nil {
+				return nil, err
+			}
+			if list, err = schema.NewGroupNode("list", parquet.Repetitions.Repeated, schema.FieldList{elem}, -1); err != nil {
+				return nil, err
+			}
+			fields[i], err = schema.NewGroupNodeLogical(c.name, rep, schema.FieldList{list}, schema.NewListLogicalType(), -1)
+		case c.logical != nil:
 			fields[i], err = schema.NewPrimitiveNodeLogical(c.name, rep, c.logical, typ, -1, -1)
-		} else {
+		default:
 			fields[i], err = schema.NewPrimitiveNode(c.name, rep, typ, -1, -1)
 		}
 		if err != nil {
@@ -186,11 +222,11 @@ func writerProperties(n int) *parquet.WriterProperties {
 		c := &columns[i]
 		switch c.enc {
 		case encDictionary:
-			opts = append(opts, parquet.WithDictionaryFor(c.name, true))
+			opts = append(opts, parquet.WithDictionaryFor(c.path(), true))
 		case encDelta:
-			opts = append(opts, parquet.WithEncodingFor(c.name, parquet.Encodings.DeltaBinaryPacked))
+			opts = append(opts, parquet.WithEncodingFor(c.path(), parquet.Encodings.DeltaBinaryPacked))
 		}
-		opts = append(opts, parquet.WithStatsFor(c.name, c.stats))
+		opts = append(opts, parquet.WithStatsFor(c.path(), c.stats))
 	}
 	return parquet.NewWriterProperties(opts...)
 }

@@ -14,8 +14,8 @@
 //	Level, Opcode      UINT8
 //	Keyword            UINT64
 //	ProcessId,
-//	ThreadId           UINT32
-//	SubjectProcessId   UINT32: the process the record is about, where the
+//	ThreadId           INT32: 0xFFFFFFFF, which ETW writes for none, is -1
+//	SubjectProcessId   INT32: the process the record is about, where the
 //	                   header names none or another (Decoded.Subject)
 //	ProcessName        STRING: that process's image name, where known
 //	ProcessorNumber    UINT16
@@ -24,6 +24,8 @@
 //	Flags              UINT16
 //	Payload            JSON text: the decoded fields as one object
 //	UserData           BINARY: the payload bytes, when not decoded
+//	UserDataStrings    LIST<STRING>: the readable strings of UserData
+//	                   (payload.NextString), NULL when it has none
 //	File               STRING: the input a row came from (Options.FileColumn)
 //
 // A field the record's header does not carry is NULL, as the JSON lines
@@ -54,6 +56,7 @@ import (
 
 	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema/kernel"
 )
@@ -172,6 +175,9 @@ func newChunk(ncol int) *chunk {
 		if !col.required {
 			s.defs = make([]int16, 0, chunkRows)
 		}
+		if col.list {
+			s.reps = make([]int16, 0, chunkRows)
+		}
 		switch {
 		case col.phys == physInt32:
 			s.i32 = make([]int32, 0, chunkRows)
@@ -202,6 +208,8 @@ type stage struct {
 	// goroutine writes them as text.
 	guids []uuid.UUID
 	defs  []int16
+	// reps are a list column's repetition levels, one per level in defs.
+	reps []int16
 }
 
 // NewWriter starts a Parquet file on w. The file is complete once Close
@@ -302,13 +310,19 @@ func (w *Writer) Write(r *record.Record, d *Decoded) error {
 		optBytes(&cols[colPayload], d.Payload, decoded)
 	}
 	optBytes(&cols[colUserData], r.UserData, !decoded && len(r.UserData) > 0)
+	stringBytes := 0
+	if !decoded {
+		stringBytes = cols[colUserDataStrings].strings(r.UserData)
+	} else {
+		cols[colUserDataStrings].nullList()
+	}
 	if w.ncol > colFile {
 		cols[colFile].reqString(d.File)
 	}
 
 	// About what the row costs staged: the fixed columns, three GUIDs,
 	// and the variable parts.
-	c.bytes += 200 + len(d.ProviderName) + len(d.EventName) + payloadLen + len(r.UserData)
+	c.bytes += 200 + len(d.ProviderName) + len(d.EventName) + payloadLen + len(r.UserData) + stringBytes
 	c.rows++
 	w.rows++
 	if c.rows >= chunkRows || c.bytes >= chunkBytes ||
@@ -463,7 +477,7 @@ func (sc *columnScratch) write(rg file.BufferedRowGroupWriter, i int, s *stage, 
 			}
 		}
 		sc.views = views
-		_, err = cw.WriteBatch(views, defs, nil)
+		_, err = cw.WriteBatch(views, defs, s.reps)
 		clear(views) // let the chunk's bytes go with the chunk
 	default:
 		err = fmt.Errorf("unexpected column writer %T", cw)
@@ -503,6 +517,7 @@ func (sc *columnScratch) guidViews(guids []uuid.UUID) []parquet.ByteArray {
 
 func (s *stage) reset() {
 	s.i32, s.i64, s.data, s.ends, s.guids, s.defs = s.i32[:0], s.i64[:0], s.data[:0], s.ends[:0], s.guids[:0], s.defs[:0]
+	s.reps = s.reps[:0]
 }
 
 // optValue adds a number to vals, or NULL.
@@ -527,6 +542,28 @@ func optBytes[T string | []byte](s *stage, v T, ok bool) {
 	} else {
 		s.defs = append(s.defs, 0)
 	}
+}
+
+// strings adds the readable strings of a payload as one list, or NULL
+// when it holds none, and returns their size.
+func (s *stage) strings(userData []byte) int {
+	n, rep := len(s.data), int16(0)
+	for run, ok := payload.NextString(userData, 0); ok; run, ok = payload.NextString(userData, run.End) {
+		s.data = payload.AppendString(s.data, userData, run)
+		s.ends = append(s.ends, len(s.data))
+		s.defs = append(s.defs, listElement)
+		s.reps = append(s.reps, rep)
+		rep = 1
+	}
+	if rep == 0 {
+		s.nullList()
+	}
+	return len(s.data) - n
+}
+
+func (s *stage) nullList() {
+	s.defs = append(s.defs, listNull)
+	s.reps = append(s.reps, 0)
 }
 
 func (s *stage) reqString(v string) {

@@ -14,6 +14,7 @@ import (
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema/kernel"
 )
@@ -110,6 +111,16 @@ func expectRow(r *record.Record, d *Decoded, fileColumn bool) map[string]any {
 		"Flags":             int64(r.Flags),
 		"Payload":           opt(string(d.Payload), d.Payload != nil),
 		"UserData":          opt(string(r.UserData), d.Payload == nil && len(r.UserData) > 0),
+		"UserDataStrings":   nil,
+	}
+	if d.Payload == nil {
+		var list []string
+		for s := range payload.Strings(r.UserData) {
+			list = append(list, string(payload.AppendString(nil, r.UserData, s)))
+		}
+		if list != nil {
+			m["UserDataStrings"] = list
+		}
 	}
 	if fileColumn {
 		m["File"] = d.File
@@ -203,12 +214,14 @@ func TestSchemaTypes(t *testing.T) {
 		"Id":               "Int(bitWidth=16, isSigned=false)",
 		"Version":          "Int(bitWidth=8, isSigned=false)",
 		"Keyword":          "Int(bitWidth=64, isSigned=false)",
-		"ProcessId":        "Int(bitWidth=32, isSigned=false)",
-		"SubjectProcessId": "Int(bitWidth=32, isSigned=false)",
+		"ProcessId":        "Int(bitWidth=32, isSigned=true)",
+		"ThreadId":         "Int(bitWidth=32, isSigned=true)",
+		"SubjectProcessId": "Int(bitWidth=32, isSigned=true)",
 		"ProcessName":      "String",
 		"ProcessorNumber":  "Int(bitWidth=16, isSigned=false)",
 		"Payload":          "JSON",
 		"UserData":         "None",
+		"UserDataStrings":  "List<String>",
 		"File":             "String",
 	} {
 		assert.True(t, strings.HasPrefix(tb.logical[name], want), "%s: %s, want %s", name, tb.logical[name], want)
@@ -314,4 +327,31 @@ func TestWriterErrorIsReported(t *testing.T) {
 		assert.ErrorIs(t, writeErr, errFull)
 	}
 	assert.ErrorIs(t, w.Write(&record.Record{}, &Decoded{}), ErrClosed)
+}
+
+// TestUserDataStrings: a payload written as UserData has its readable
+// strings beside it, as a list in order; one without any, and a decoded
+// one, have NULL. A thread id of 0xFFFFFFFF reads as -1.
+func TestUserDataStrings(t *testing.T) {
+	var out bytes.Buffer
+	w, err := NewWriter(&out, Options{})
+	require.NoError(t, err)
+	wide := func(s string) []byte { return header.AppendUTF16(nil, s, false) }
+	path := append(append([]byte{1, 0, 0, 0}, wide(`C:\Windows\explorer.exe`)...), 0, 0)
+	mixed := append(append([]byte("svchost.exe\x00"), wide("Schedule")...), 0, 0, 0xFF)
+	for _, c := range []struct {
+		data    []byte
+		decoded bool
+	}{{path, false}, {[]byte{1, 2, 3}, false}, {mixed, false}, {path, true}, {nil, false}} {
+		r := &record.Record{HeaderType: header.TypeEventHeader64, HasThreadProcess: true, ProcessId: 4, ThreadId: 0xFFFFFFFF, UserData: c.data}
+		d := &Decoded{}
+		if c.decoded {
+			d.Payload = []byte(`{}`)
+		}
+		require.NoError(t, w.Write(r, d))
+	}
+	require.NoError(t, w.Close())
+	tb := readTable(t, out.Bytes())
+	assert.Equal(t, []any{[]string{`C:\Windows\explorer.exe`}, nil, []string{"svchost.exe", "Schedule"}, nil, nil}, tb.cols["UserDataStrings"])
+	assert.Equal(t, []any{int64(-1), int64(-1), int64(-1), int64(-1), int64(-1)}, tb.cols["ThreadId"])
 }

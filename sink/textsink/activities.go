@@ -12,15 +12,23 @@ import (
 
 // appendProviderLabel is the provider/event column of the text view, as
 // the record view spells it: the name, or the GUID when the trace gives
-// none.
+// none; one JSON string when a name holds a space.
 func appendProviderLabel(dst []byte, id uuid.UUID, name string, ev activity.Event) []byte {
+	event := ev.String()
 	if name != "" {
-		dst = appendNoSpace(dst, name)
-	} else {
-		dst = guid.Append(dst, id)
+		return appendLabel(dst, name, event)
 	}
+	quoted := !plainName(event)
+	if quoted {
+		dst = append(dst, '"')
+	}
+	dst = guid.Append(dst, id)
 	dst = append(dst, '/')
-	return appendNoSpace(dst, ev.String())
+	dst = appendName(dst, event, quoted)
+	if quoted {
+		dst = append(dst, '"')
+	}
+	return dst
 }
 
 // appendActivitiesText writes one line per activity, indented two spaces a

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/etlkit/etlkit/internal/digits"
+	"github.com/etlkit/etlkit/payload"
 )
 
 const hexLower = "0123456789abcdef"
@@ -200,6 +201,27 @@ func appendUint(dst []byte, v uint64) []byte {
 	return digits.AppendDecimal(dst, v)
 }
 
+// appendID appends a process or thread id of a record's header. The
+// header holds them unsigned, but ETW writes 0xFFFFFFFF for "none"
+// (KernelTraceControl's ImageID records have thread -1), which TraceEvent
+// shows as -1: ids are read as signed 32-bit numbers.
+func appendID(dst []byte, v uint32) []byte {
+	if v < 10 {
+		return append(dst, byte('0'+v))
+	}
+	return digits.AppendInt(dst, int64(int32(v)))
+}
+
+// appendStrings appends key and the readable strings of a payload no
+// schema decoded (payload.NextString) as a JSON array, or nothing when it
+// holds none.
+func appendStrings(dst []byte, key string, userData []byte) []byte {
+	if out, ok := payload.AppendStringsJSON(append(dst, key...), userData); ok {
+		return out
+	}
+	return dst
+}
+
 const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
 	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" + "60616263646566676869" +
 	"70717273747576777879" + "80818283848586878889" + "90919293949596979899"
@@ -226,6 +248,12 @@ func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)
 // appendJSONBytes is AppendJSONString for text held in a byte slice.
 func appendJSONBytes(dst []byte, s []byte) []byte {
 	dst = append(dst, '"')
+	return append(appendJSONBody(dst, s), '"')
+}
+
+// appendJSONBody appends s escaped as the inside of a JSON string, without
+// the quotes.
+func appendJSONBody(dst []byte, s []byte) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -270,6 +298,5 @@ func appendJSONBytes(dst []byte, s []byte) []byte {
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }

@@ -10,7 +10,7 @@ import (
 // csvColumns are the JSON-lines field names, in the same order, so that a
 // spreadsheet and a jq script speak of the same things.
 // With Options.FileColumn, File comes first.
-const csvColumns = "TimeStamp,RawTimeStamp,HeaderType,ProviderId,ProviderName,EventName,Id,Version,Channel,Level,Opcode,Task,Keyword,ProcessId,ThreadId,SubjectProcessId,ProcessName,ProcessorNumber,ActivityId,RelatedActivityId,Flags,Payload,UserData\r\n"
+const csvColumns = "TimeStamp,RawTimeStamp,HeaderType,ProviderId,ProviderName,EventName,Id,Version,Channel,Level,Opcode,Task,Keyword,ProcessId,ThreadId,SubjectProcessId,ProcessName,ProcessorNumber,ActivityId,RelatedActivityId,Flags,Payload,UserData,UserDataStrings\r\n"
 
 // csvEncoder writes RFC 4180 CSV: a fixed header row, CRLF line ends, and
 // cells quoted only when they hold a comma, a quote or a line break. A
@@ -61,12 +61,20 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 		dst = appendHex16(dst, ed.Keyword)
 	}
 	dst = append(dst, ',')
-	dst = csvUint(dst, r.HasThreadProcess, uint64(r.ProcessId))
-	dst = csvUint(dst, r.HasThreadProcess, uint64(r.ThreadId))
-	differs := x.Subject.Differs(r)
-	dst = csvUint(dst, differs, uint64(x.Subject.ProcessID))
-	if differs {
+	if r.HasThreadProcess {
+		dst = appendID(dst, r.ProcessId)
+		dst = append(dst, ',')
+		dst = appendID(dst, r.ThreadId)
+	} else {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, ',')
+	if x.Subject.Differs(r) {
+		dst = appendID(dst, x.Subject.ProcessID)
+		dst = append(dst, ',')
 		dst = appendCSVString(dst, x.ProcessName)
+	} else {
+		dst = append(dst, ',')
 	}
 	dst = append(dst, ',')
 	dst = csvUint(dst, true, uint64(r.ProcessorNumber))
@@ -87,7 +95,20 @@ func (e *csvEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 	}
 	dst = append(dst, ',')
 	if !d.Decoded {
-		dst = appendHexBytes(dst, r.UserData)
+		return e.appendUserData(dst, r.UserData)
+	}
+	return append(dst, ',', '\r', '\n')
+}
+
+// appendUserData appends the cells of a payload no schema decoded, its hex
+// and its strings as a JSON array (as jsonl's UserDataStrings), and ends
+// the row.
+func (e *csvEncoder) appendUserData(dst, userData []byte) []byte {
+	dst = appendHexBytes(dst, userData)
+	dst = append(dst, ',')
+	if cell, ok := payload.AppendStringsJSON(e.cell[:0], userData); ok {
+		e.cell = cell
+		dst = appendCSVBytes(dst, cell)
 	}
 	return append(dst, '\r', '\n')
 }

@@ -86,13 +86,13 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 	}
 	if r.HasThreadProcess {
 		dst = append(dst, `,"ProcessId":`...)
-		dst = appendUint(dst, uint64(r.ProcessId))
+		dst = appendID(dst, r.ProcessId)
 		dst = append(dst, `,"ThreadId":`...)
-		dst = appendUint(dst, uint64(r.ThreadId))
+		dst = appendID(dst, r.ThreadId)
 	}
 	if x.Subject.Differs(r) {
 		dst = append(dst, `,"SubjectProcessId":`...)
-		dst = appendUint(dst, uint64(x.Subject.ProcessID))
+		dst = appendID(dst, x.Subject.ProcessID)
 		if x.ProcessName != "" {
 			if x.ProcessName != e.process || e.processMember == nil {
 				e.process = x.ProcessName
@@ -122,6 +122,7 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 		dst = append(dst, `,"UserData":"`...)
 		dst = appendHexBytes(dst, r.UserData)
 		dst = append(dst, '"')
+		dst = appendStrings(dst, `,"UserDataStrings":`, r.UserData)
 	}
 	return append(dst, '}', '\n')
 }

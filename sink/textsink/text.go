@@ -1,6 +1,8 @@
 package textsink
 
 import (
+	"unsafe"
+
 	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
@@ -12,11 +14,13 @@ import (
 
 // textEncoder writes one line per record for people and for awk: columns
 // separated by one space, none of them empty (a "-" stands for what the
-// record does not carry), then the payload fields as name=value.
+// record does not carry), then the payload fields as name=value, or the
+// payload as data=0x… and the strings it holds as strings=[…].
 //
 //	TIME CPU PID/TID PROVIDER/EVENT LEVEL KEYWORD FIELDS...
 type textEncoder struct {
 	clock   timeCache
+	labels  labelCache
 	scratch []byte // a string value's text, before it is quoted
 	stamp   []byte // the time of a WPP message's prefix
 	// message: an event whose schema has a message shows it, filled,
@@ -48,7 +52,7 @@ func (e *textEncoder) record(dst []byte, r *record.Record, d *describe.Descripti
 		dst = appendThreadProcess(dst, r.HasThreadProcess, r.ProcessId, r.ThreadId)
 	}
 	dst = append(dst, ' ')
-	dst = appendEventLabel(dst, r, d)
+	dst = e.appendEventLabel(dst, r, d)
 	dst = append(dst, ' ')
 	if fs&record.FieldLevel != 0 {
 		dst = record.AppendLevelName(dst, ed.Level)
@@ -73,6 +77,7 @@ func (e *textEncoder) record(dst []byte, r *record.Record, d *describe.Descripti
 	case len(r.UserData) > 0:
 		dst = append(dst, " data=0x"...)
 		dst = appendHexBytes(dst, r.UserData)
+		dst = appendStrings(dst, " strings=", r.UserData)
 	}
 	return append(dst, '\n')
 }
@@ -117,12 +122,22 @@ func appendOneLine(dst, m []byte) []byte {
 
 // appendEventLabel appends PROVIDER/EVENT with names when known. Without a
 // name the event is shown the way TraceEvent shows unknown ones,
-// EventID(n) or Opcode(n), so that the label is never empty and never
-// contains a space.
-func appendEventLabel(dst []byte, r *record.Record, d *describe.Description) []byte {
+// EventID(n) or Opcode(n), so that the label is never empty. A name with a
+// space, a quote or a control character ("Windows Kernel") makes the whole
+// label one JSON string, as a field value with a space is, so that the
+// names read the same as in every other format and the line still splits
+// at its spaces.
+func (e *textEncoder) appendEventLabel(dst []byte, r *record.Record, d *describe.Description) []byte {
+	if d.ProviderName != "" && d.EventName != "" {
+		return e.labels.append(dst, d.ProviderName, d.EventName)
+	}
+	quoted := !plainName(d.ProviderName) || !plainName(d.EventName)
+	if quoted {
+		dst = append(dst, '"')
+	}
 	switch {
 	case d.ProviderName != "":
-		dst = appendNoSpace(dst, d.ProviderName)
+		dst = appendName(dst, d.ProviderName, quoted)
 	case r.HasProvider():
 		dst = guid.Append(dst, r.ProviderId)
 	case r.HeaderType == header.TypeMessage && r.Message.HasComponentID():
@@ -137,7 +152,7 @@ func appendEventLabel(dst []byte, r *record.Record, d *describe.Description) []b
 	dst = append(dst, '/')
 	switch {
 	case d.EventName != "":
-		dst = appendNoSpace(dst, d.EventName)
+		dst = appendName(dst, d.EventName, quoted)
 	case d.Kernel:
 		dst = kernel.AppendEventName(dst, d.Group, r.EventDescriptor.Opcode)
 	case record.DescriptorFieldsOf(r.HeaderType)&record.FieldID != 0:
@@ -149,7 +164,68 @@ func appendEventLabel(dst []byte, r *record.Record, d *describe.Description) []b
 		dst = appendUint(dst, uint64(r.EventDescriptor.Opcode))
 		dst = append(dst, ')')
 	}
+	if quoted {
+		dst = append(dst, '"')
+	}
 	return dst
+}
+
+// plainName reports a name that goes into a text column as it is: no
+// white space, quote or control character in it.
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c == '"' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// appendName appends a name as it is, or escaped for the inside of a JSON
+// string.
+func appendName(dst []byte, s string, quoted bool) []byte {
+	if quoted {
+		return appendJSONBody(dst, bytesOf(s))
+	}
+	return append(dst, s...)
+}
+
+// appendLabel appends PROVIDER/EVENT of two names, as one JSON string when
+// either is not plain.
+func appendLabel(dst []byte, provider, event string) []byte {
+	quoted := !plainName(provider) || !plainName(event)
+	if quoted {
+		dst = append(dst, '"')
+	}
+	dst = appendName(dst, provider, quoted)
+	dst = append(dst, '/')
+	dst = appendName(dst, event, quoted)
+	if quoted {
+		dst = append(dst, '"')
+	}
+	return dst
+}
+
+// labelCache remembers the PROVIDER/EVENT columns last written, as
+// quotedNames does the names of JSON lines: a trace has few names, each a
+// string its schema holds, so a slot chosen by where the event name lives
+// nearly always holds the label already.
+type labelCache struct {
+	slots [64]cachedLabel
+}
+
+type cachedLabel struct {
+	provider, event string
+	text            []byte
+}
+
+func (c *labelCache) append(dst []byte, provider, event string) []byte {
+	s := &c.slots[uintptr(unsafe.Pointer(unsafe.StringData(event)))>>4%uintptr(len(c.slots))]
+	if s.text == nil || s.provider != provider || s.event != event {
+		s.provider, s.event = provider, event
+		s.text = appendLabel(s.text[:0], provider, event)
+	}
+	return append(dst, s.text...)
 }
 
 // appendNoSpace keeps a name inside its column: white space and control
@@ -178,13 +254,13 @@ func showsSubject(r *record.Record, s *kernel.Subject) bool {
 // appendSubject appends the subject's PID/TID, "-" for the one unknown.
 func appendSubject(dst []byte, s *kernel.Subject) []byte {
 	if s.HasProcess {
-		dst = appendUint(dst, uint64(s.ProcessID))
+		dst = appendID(dst, s.ProcessID)
 	} else {
 		dst = append(dst, '-')
 	}
 	dst = append(dst, '/')
 	if s.HasThread {
-		return appendUint(dst, uint64(s.ThreadID))
+		return appendID(dst, s.ThreadID)
 	}
 	return append(dst, '-')
 }
@@ -194,19 +270,24 @@ func appendThreadProcess(dst []byte, has bool, pid, tid uint32) []byte {
 	if !has {
 		return append(dst, '-')
 	}
-	dst = appendUint(dst, uint64(pid))
+	dst = appendID(dst, pid)
 	dst = append(dst, '/')
-	return appendUint(dst, uint64(tid))
+	return appendID(dst, tid)
 }
 
 // appendField appends name=value. A string with a space, a quote or an
 // equals sign, or an empty one, is quoted as a JSON string, so that the
-// pairs still split apart unambiguously.
+// pairs still split apart unambiguously; another value with no text (a
+// time not set) is "-".
 func (e *textEncoder) appendField(dst []byte, v *payload.Value) []byte {
 	dst = appendNoSpace(dst, v.Name())
 	dst = append(dst, '=')
 	if v.Kind() != payload.KindString {
-		return v.AppendText(dst)
+		n := len(dst)
+		if dst = v.AppendText(dst); len(dst) == n {
+			dst = append(dst, '-')
+		}
+		return dst
 	}
 	e.scratch = v.AppendText(e.scratch[:0])
 	needs := len(e.scratch) == 0

@@ -44,15 +44,19 @@ type Format string
 const (
 	// Text is one line per record, columns separated by one space, none
 	// of them empty (a "-" stands for what the record does not carry),
-	// then the payload fields as name=value:
+	// then the payload fields as name=value, or the bytes of a payload no
+	// schema decoded as data=0x… and the strings in them as strings=[…]:
 	//
 	//	TIME CPU PID/TID PROVIDER/EVENT LEVEL KEYWORD FIELDS...
 	//
 	// PID/TID is the process and thread the record is about where the
 	// Extra it is written with says so (see Extra), else its header's.
+	// PROVIDER/EVENT is one JSON string when a name in it has a space
+	// ("Windows Kernel/Process/Start"), as is a string value with one.
 	Text Format = "text"
 	// JSONL is one compact JSON object per record, with fixed member names
-	// in a fixed order.
+	// in a fixed order; the strings of a payload no schema decoded follow
+	// its hex as UserDataStrings.
 	JSONL Format = "jsonl"
 	// CSV is RFC 4180 CSV with a header row of the JSONL member names, in
 	// the same order.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/etlkit/etlkit/describe"
 	"github.com/etlkit/etlkit/guid"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
 )
@@ -13,8 +14,11 @@ import (
 // written against `tracerpt -of XML` read our output: one <Event> per
 // record inside <Events>, the header fields in <System>, decoded fields as
 // <Data Name=…> in <EventData>, and a payload that cannot be decoded as
-// <BinaryEventData>. The descriptor elements are always present, as in
-// tracerpt, since the schema's consumers expect them.
+// <BinaryEventData>, with the strings it holds in <RenderingInfo>. The
+// descriptor elements are always present, as in tracerpt, since the
+// schema's consumers expect them. ProcessID and ThreadID are the unsigned
+// numbers the schema types them as (4294967295 where other formats show
+// -1).
 type xmlEncoder struct {
 	clock   timeCache
 	scratch []byte
@@ -122,7 +126,11 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 		dst = append(dst, "</BinaryEventData>\n"...)
 	}
 	hasMessage := d.Decoded && d.Event != nil && d.Event.Message != ""
-	if d.ProviderName != "" || d.EventName != "" || hasMessage {
+	first, hasStrings := payload.StringRun{}, false
+	if !d.Decoded {
+		first, hasStrings = payload.NextString(r.UserData, 0)
+	}
+	if d.ProviderName != "" || d.EventName != "" || hasMessage || hasStrings {
 		dst = append(dst, "\t<RenderingInfo Culture=\"en-US\">\n"...)
 		if hasMessage {
 			dst = append(dst, "\t\t<Message>"...)
@@ -140,9 +148,26 @@ func (e *xmlEncoder) record(dst []byte, r *record.Record, d *describe.Descriptio
 			dst = appendXMLText(dst, d.EventName)
 			dst = append(dst, "</EventName>\n"...)
 		}
+		if hasStrings {
+			dst = e.appendStrings(dst, r.UserData, first)
+		}
 		dst = append(dst, "\t</RenderingInfo>\n"...)
 	}
 	return append(dst, "</Event>\n"...)
+}
+
+// appendStrings appends the readable strings of a payload no schema
+// decoded, from run s on, one <String> each, in the namespace of
+// tracerpt's EventName.
+func (e *xmlEncoder) appendStrings(dst, userData []byte, s payload.StringRun) []byte {
+	dst = append(dst, "\t\t<UserDataStrings xmlns=\"http://schemas.microsoft.com/win/2004/08/events/trace\">\n"...)
+	for ok := true; ok; s, ok = payload.NextString(userData, s.End) {
+		dst = append(dst, "\t\t\t<String>"...)
+		e.scratch = payload.AppendString(e.scratch[:0], userData, s)
+		dst = appendXMLBytes(dst, e.scratch)
+		dst = append(dst, "</String>\n"...)
+	}
+	return append(dst, "\t\t</UserDataStrings>\n"...)
 }
 
 func appendXMLText(dst []byte, s string) []byte {
