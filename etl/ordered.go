@@ -1,6 +1,7 @@
 package etl
 
 import (
+	"errors"
 	"iter"
 
 	"github.com/etlkit/etlkit/buffer"
@@ -101,6 +102,10 @@ func (s *Stats) scanned(span int64, err error) {
 	s.Bytes += span
 	if err != nil {
 		s.BuffersSkipped++
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			s.BytesSkipped += fe.Skipped
+		}
 		s.addError(err)
 	}
 }

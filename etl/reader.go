@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"slices"
 	"sync/atomic"
 
 	"github.com/etlkit/etlkit/buffer"
@@ -71,9 +72,12 @@ type Stats struct {
 	RecordsSkipped int // records whose header could be read but not decoded
 	// BuffersCut counts buffers whose records stopped early on damage: the
 	// records after it in that buffer are lost.
-	BuffersCut  int
-	Bytes       int64    // bytes of input covered by the buffers walked
-	HeaderTypes [256]int // records by header type
+	BuffersCut int
+	Bytes      int64 // bytes of input covered by the buffers walked
+	// BytesSkipped counts the bytes passed over from each damaged buffer
+	// header to the next buffer found (FormatError.Skipped).
+	BytesSkipped int64
+	HeaderTypes  [256]int // records by header type
 	// EventsLostBuffers and BufferLostBuffers count buffers flagged
 	// EVENTS_LOST and BUFFER_LOST; EventsLost and BuffersLost are the
 	// logfile header's counters.
@@ -83,8 +87,9 @@ type Stats struct {
 	BuffersLost       uint32
 	Truncated         bool // the last buffer was cut short by the end of the file
 	ZeroTail          bool // the walk ended at a zero-filled tail
-	Errors            []*FormatError
-	ErrorCount        int
+	// Errors are the first MaxErrors errors in file order (by offset).
+	Errors     []*FormatError
+	ErrorCount int
 	// Order describes the order of an iteration by Events or EventsWith
 	// (nil after Records and Buffers): inversions inside each processor's
 	// stream, backward steps and ties in the output, late records.
@@ -96,12 +101,26 @@ func (s *Stats) Damaged() bool {
 	return s.ErrorCount > 0 || s.Truncated
 }
 
+// addError counts err and keeps it in Errors, which holds the MaxErrors
+// errors earliest in the file in file order, whatever order the iteration
+// met them in: the first damage is Errors[0] in every mode.
 func (s *Stats) addError(err error) {
 	s.ErrorCount++
 	var fe *FormatError
-	if len(s.Errors) < MaxErrors && errors.As(err, &fe) {
-		s.Errors = append(s.Errors, fe)
+	if !errors.As(err, &fe) {
+		return
 	}
+	i := len(s.Errors)
+	for i > 0 && s.Errors[i-1].Offset > fe.Offset {
+		i--
+	}
+	if i >= MaxErrors {
+		return
+	}
+	if len(s.Errors) == MaxErrors {
+		s.Errors = s.Errors[:MaxErrors-1]
+	}
+	s.Errors = slices.Insert(s.Errors, i, fe)
 }
 
 // Reader reads one ETL file.
@@ -183,10 +202,18 @@ func (r *Reader) readRTBackup() error {
 // readHeader validates the first buffer and decodes the logfile-header record.
 func (r *Reader) readHeader() error {
 	w := buffer.NewWalker(r.ra, r.size)
+	// Only the first buffer is read: a damaged one ends the check, with
+	// no scan of the rest of the input for a buffer after it.
+	w.NoResync = true
 	var b buffer.Buffer
 	if err := w.Next(&b); err != nil {
 		if err == io.EOF {
-			return fmt.Errorf("empty file: %w", ErrNotETL)
+			if r.size == 0 {
+				return fmt.Errorf("empty file: %w", ErrNotETL)
+			}
+			// No trace starts with zero bytes, though a file of them (or
+			// a wrapper holding them) is no more empty than any other.
+			return notETL(0, "the input starts with zero bytes where a buffer header should be")
 		}
 		// A first buffer that cannot be read says the input is not a
 		// trace: the walker's place and reason, with that one cause.

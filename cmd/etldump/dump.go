@@ -320,5 +320,8 @@ func errorReason(fe *etl.FormatError) string {
 	if fe.Err != nil {
 		s += ": " + fe.Err.Error()
 	}
+	if fe.Skipped > 0 {
+		s += "; " + fe.SkippedRange()
+	}
 	return s
 }
