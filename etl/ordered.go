@@ -31,7 +31,7 @@ func (r *Reader) EventsWith(opts order.Options) iter.Seq2[*record.Record, error]
 		if r.fileOrderParallel(opts, yield) {
 			return
 		}
-		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+		r.newStats()
 		m := order.New(opts, r.Source())
 		r.stats.Order = m.Stats()
 		// Handing yield straight on saves a call per record.

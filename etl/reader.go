@@ -85,8 +85,15 @@ type Stats struct {
 	BufferLostBuffers int
 	EventsLost        uint32
 	BuffersLost       uint32
-	Truncated         bool // the last buffer was cut short by the end of the file
-	ZeroTail          bool // the walk ended at a zero-filled tail
+	// Truncated: the last buffer was cut short by the end of the file, or
+	// a wrapped input's content ended early (see Unwrap).
+	Truncated bool
+	ZeroTail  bool // the walk ended at a zero-filled tail
+	// Unwrap is set when a wrapped input's content ended early (the
+	// stream breaks off or is damaged: ErrTruncated) or at the size
+	// limit (ErrUnwrapLimit), at its Offset in the content: what came
+	// before it is read. It is in Errors too.
+	Unwrap *FormatError
 	// Errors are the first MaxErrors errors in file order (by offset).
 	Errors     []*FormatError
 	ErrorCount int
@@ -135,6 +142,9 @@ type Reader struct {
 	// delivered for the order's Stats, and Stats takes its counts at the
 	// end (see Stats.delivered).
 	counter *order.Counter
+	// cut is where a wrapped input's content ended early, which every
+	// pass reports (Stats.Unwrap).
+	cut *FormatError
 	// ring is the slots of the two-goroutine pass, kept between passes.
 	ring atomic.Pointer[[parallelSlots]readSlot]
 }
@@ -259,6 +269,15 @@ func (r *Reader) readHeader() error {
 	return nil
 }
 
+// newStats starts the Stats of a pass.
+func (r *Reader) newStats() {
+	r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+	if r.cut != nil {
+		r.stats.Truncated, r.stats.Unwrap = true, r.cut
+		r.stats.addError(r.cut)
+	}
+}
+
 // Header returns the logfile header.
 func (r *Reader) Header() *Header { return &r.hdr }
 
@@ -287,7 +306,7 @@ func (r *Reader) newWalker() *buffer.Walker {
 // nil buffer and a *FormatError, and the walk goes on where it can.
 func (r *Reader) Buffers() iter.Seq2[*buffer.Buffer, error] {
 	return func(yield func(*buffer.Buffer, error) bool) {
-		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+		r.newStats()
 		w := r.newWalker()
 		var b buffer.Buffer
 		for {
@@ -349,7 +368,7 @@ func (r *Reader) SetParallel(on bool) { r.serial = !on }
 // and package order's own file-order loop otherwise.
 func (r *Reader) Records() iter.Seq2[*record.Record, error] {
 	return func(yield func(*record.Record, error) bool) {
-		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+		r.newStats()
 		if !r.serial && useParallel(r) {
 			r.recordsParallel(yield)
 			return
