@@ -133,12 +133,12 @@ func (d *dumper) open() {
 		var err error
 		switch {
 		case name != "-":
-			f, err = etl.Open(name)
+			f, err = etl.OpenWith(name, etl.OpenOptions{MaxUnwrapped: d.opts.maxUnwrapped})
 		case readStdin:
 			err = errors.New("standard input is given more than once")
 		default:
 			readStdin = true
-			f, err = etl.OpenReader(stdin, name)
+			f, err = etl.OpenReaderWith(stdin, name, etl.OpenOptions{MaxUnwrapped: d.opts.maxUnwrapped})
 		}
 		if err != nil {
 			fmt.Fprintln(d.stderr, fileMessage(name, err))
@@ -287,7 +287,12 @@ func damageSummary(name string, st *etl.Stats) string {
 	plural(st.BuffersSkipped, "buffer skipped", "buffers skipped")
 	plural(st.RecordsSkipped, "record skipped", "records skipped")
 	plural(st.BuffersCut, "buffer cut short", "buffers cut short")
-	if st.Truncated {
+	switch {
+	case st.Unwrap != nil && errors.Is(st.Unwrap, etl.ErrUnwrapLimit):
+		parts = append(parts, "its content stops at the --max-unwrapped limit")
+	case st.Unwrap != nil:
+		parts = append(parts, "its content breaks off")
+	case st.Truncated:
 		parts = append(parts, "the file ends inside its last buffer")
 	}
 	if len(parts) == 0 {
@@ -299,15 +304,27 @@ func damageSummary(name string, st *etl.Stats) string {
 		off = st.Errors[0].Offset
 		// The notice of a last buffer cut by the end of the file says
 		// what "the file ends inside its last buffer" already says.
-		if fe := st.Errors[0]; !(st.Truncated && fe.Buffer == st.Buffers-1 && errors.Is(fe, etl.ErrTruncated)) {
+		// The content's end is told last.
+		if fe := st.Errors[0]; !(st.Truncated && fe.Buffer == st.Buffers-1 && errors.Is(fe, etl.ErrTruncated)) && fe != st.Unwrap {
 			first = errorReason(fe)
 		}
 	}
-	msg := fmt.Sprintf("etldump: %s: offset 0x%x: damaged: %s; %d records read", name, off, strings.Join(parts, ", "), st.Records)
+	msg := fmt.Sprintf("etldump: %s: offset 0x%x: damaged: %s; %s read", name, off, strings.Join(parts, ", "), quantity(st.Records, "record", "records"))
 	if first != "" {
 		msg += "; first: " + first
 	}
+	if fe := st.Unwrap; fe != nil {
+		msg += "; " + fe.Reason
+	}
 	return msg
+}
+
+// quantity says n things, one or many.
+func quantity(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // errorReason is a FormatError without its offset, which the message
