@@ -24,6 +24,13 @@ import (
 // resyncChunk is how many bytes the scan reads at a time.
 const resyncChunk = 64 << 10
 
+// The bytes the scan decompresses, in and out, to try headers it meets
+// are at most trialBudget plus trialRatio times the bytes scanned.
+const (
+	trialBudget = 256 << 10
+	trialRatio  = 4
+)
+
 // maxState is the first State value no buffer is written with.
 const maxState = 8
 
@@ -180,6 +187,8 @@ func (w *Walker) find(off int64) int64 {
 		}
 		return w.candidate(p, hdr[:])
 	}
+	w.scanning, w.tried, w.budget = true, 0, trialBudget
+	defer func() { w.scanning = false }()
 	step := int64(1)
 	if s := int64(w.SessionBufferSize); s >= HeaderSize {
 		if at(off + s) {
@@ -210,6 +219,7 @@ func (w *Walker) find(off int64) int64 {
 				le.Uint16(chunk[i+0x36:]) >= uint16(TypeMaximum) || le.Uint32(chunk[i+0x2C:]) >= maxState {
 				continue
 			}
+			w.budget = trialBudget + trialRatio*(p+i-off)
 			if w.candidate(p+i, chunk[i:i+HeaderSize]) {
 				return p + i
 			}
@@ -252,6 +262,16 @@ func (w *Walker) decompresses(p int64, h *Header) bool {
 	want := int(h.Offset) - HeaderSize
 	if n <= 0 || want > MaxCompressionRatio*n+4096 {
 		return false
+	}
+	if w.scanning {
+		// Headers the scan meets are tried within a budget in proportion
+		// to the bytes scanned, so that a file made of likely headers
+		// does not cost a decompression for each.
+		cost := int64(n + want)
+		if w.tried+cost > w.budget {
+			return false
+		}
+		w.tried += cost
 	}
 	w.raw = grow(w.raw, n)
 	if _, err := w.r.ReadAt(w.raw, p+HeaderSize); err != nil && !errors.Is(err, io.EOF) {

@@ -114,6 +114,10 @@ type Walker struct {
 	// trusted skips the checks of the header, which a walk that located
 	// the buffer has made (Loader).
 	trusted bool
+	// scanning is set during the resync scan, which may decompress
+	// budget bytes, and has tried that many.
+	scanning      bool
+	tried, budget int64
 	// scan and trial are the storage of the resync scan: input read, and
 	// the output of a compressed buffer tried.
 	scan, trial []byte
