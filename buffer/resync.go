@@ -91,9 +91,10 @@ func (w *Walker) sessionSized(h *Header) bool {
 // the walk, or -1 for a header met by the resync scan, which must prove
 // more. In an uncompressed file every buffer is the session's size but
 // perhaps the first, which can be smaller: a buffer of the session's size
-// is taken as it is (cut short when the input ends inside it); a larger
-// one never; a smaller one when it is the first, or when a buffer header,
-// a zero-filled tail or the end of the input follows it. A compressed
+// is taken as it is (cut short when the input ends inside it); a smaller
+// one when it is the first, or when a buffer header, a zero-filled tail or
+// the end of the input follows it; a larger one as a smaller one but the
+// first, and only when its records need the room. A compressed
 // buffer, of any size, when one of them follows it or it decompresses to
 // the size its header gives. Without a session size (a compressed file),
 // an uncompressed buffer that the walk reached is taken when it ends
@@ -105,7 +106,10 @@ func (w *Walker) endsWell(h *Header, off int64, index int) bool {
 			switch {
 			case h.BufferSize == s:
 				return true
-			case h.BufferSize > s:
+			case h.BufferSize > s && h.Offset <= s:
+				// A buffer is larger than the session's to hold more
+				// records than fit in one; this one does not, and a
+				// flipped bit in a size gives such a header.
 				return false
 			case index == 0:
 				return end <= w.size
@@ -132,8 +136,8 @@ func (w *Walker) check(h *Header, off int64, index int) (why string, next int64)
 	if w.endsWell(h, off, index) {
 		return "", -1
 	}
-	if s := w.SessionBufferSize; !h.Compressed() && s >= HeaderSize && h.BufferSize > s {
-		return fmt.Sprintf("BufferSize 0x%x is larger than the session's 0x%x", h.BufferSize, s), -1
+	if s := w.SessionBufferSize; !h.Compressed() && s >= HeaderSize && h.BufferSize > s && h.Offset <= s {
+		return fmt.Sprintf("BufferSize 0x%x is larger than the session's 0x%x, for records that fit in that", h.BufferSize, s), -1
 	}
 	if off+int64(h.BufferSize) > w.size {
 		if next := w.find(off); next >= 0 {
