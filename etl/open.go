@@ -278,7 +278,11 @@ func (f *File) decompress(r io.Reader) (io.Reader, error) {
 	case WrapperBzip2:
 		return bzip2.NewReader(r), nil
 	case WrapperXz:
-		tail := &tailReader{r: r}
+		br := bufio.NewReaderSize(r, 64<<10)
+		if err := checkXzDictionary(br); err != nil {
+			return nil, err
+		}
+		tail := &tailReader{r: br}
 		zr, err := xz.NewReader(tail)
 		if err != nil {
 			return nil, err

@@ -260,3 +260,35 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// TestXzDictionaryBound: an xz stream whose first block asks for a
+// dictionary larger than xz -9's is refused before the decoder allocates
+// it, with a message saying so; one of xz -9's size is read.
+func TestXzDictionaryBound(t *testing.T) {
+	plain, err := os.ReadFile(samples.Path(t, "win11-waasmedic.etl"))
+	require.NoError(t, err)
+	packed := wrapWith(t, "xz", plain)
+	// The block header follows the 12-byte stream header: LZMA2's filter
+	// flags (ID 0x21, one byte of properties) hold the dictionary size.
+	i := bytes.Index(packed[12:12+64], []byte{0x21, 0x01})
+	require.GreaterOrEqual(t, i, 0)
+	at := 12 + i + 2
+	for code, refused := range map[byte]bool{28: false, 29: true, 40: true} {
+		data := bytes.Clone(packed)
+		data[at] = code
+		f, err := etl.OpenReader(bytes.NewReader(data), "dict.etl.xz")
+		if !refused {
+			// 64 MiB: let through, to fail on the block header's checksum,
+			// which the change broke, in the decoder.
+			if err == nil {
+				f.Close()
+			}
+			if err != nil {
+				assert.NotContains(t, err.Error(), "dictionary of", "code %d", code)
+			}
+			continue
+		}
+		require.Error(t, err, "code %d", code)
+		assert.Contains(t, err.Error(), "more than the 64 MiB of xz -9", "code %d", code)
+	}
+}
