@@ -14,10 +14,9 @@ import (
 // file, where buffers are multiples of 8 long; every byte otherwise, since
 // compressed buffers are any length). A position is taken when the header
 // there passes the checks of the walk and a few more that real headers
-// always pass, and when the buffer it describes is either the session's
-// size, or followed by another such header (or by the end of the input, or
-// a zero-filled tail), or compressed and decompresses to the size its
-// header gives. The scan reads the input from the damaged header
+// always pass (likely), and when the buffer it describes ends where
+// another starts (endsWell, stricter there than for a header the walk
+// reached by stepping). The scan reads the input from the damaged header
 // forward once, so it is linear in the input, and the walk never scans
 // the same bytes twice.
 

@@ -295,10 +295,7 @@ func (w *Walker) readCompressed(b *Buffer, off int64, index int, avail int64) er
 	if _, err := w.r.ReadAt(w.raw, off+HeaderSize); err != nil && !errors.Is(err, io.EOF) {
 		return Errorf(off, index, ErrTruncated, "reading compressed buffer: %v", err)
 	}
-	limit := w.MaxBufferSize
-	if limit == 0 || limit > MaxSessionBufferSize {
-		limit = MaxSessionBufferSize
-	}
+	limit := w.maxDecompressed()
 	if h.Offset > limit {
 		return Errorf(off, index, ErrMalformed, "compressed buffer claims 0x%x bytes decompressed, more than the 0x%x-byte buffer size", h.Offset, limit)
 	}
