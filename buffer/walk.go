@@ -92,8 +92,9 @@ type Walker struct {
 	// bound keeps a few hostile bytes from asking for gigabytes. Zero means
 	// MaxSessionBufferSize.
 	MaxBufferSize uint32
-	// ZeroTail is set when the walk ended at a buffer whose BufferSize is 0,
-	// which is how a preallocated file's unused tail looks.
+	// ZeroTail is set when the walk ended at a buffer header of zero bytes,
+	// which is how a preallocated file's unused tail looks. (A BufferSize
+	// of 0 in a header that holds anything else is damage.)
 	ZeroTail bool
 	// NoResync ends the walk at a buffer whose header cannot be trusted,
 	// where it otherwise looks for the next buffer header and goes on
@@ -101,9 +102,10 @@ type Walker struct {
 	// buffer only, such as the check that an input is a trace.
 	NoResync bool
 	// HeadersOnly makes Next stop after the buffer header: b.Data stays
-	// empty and the checks that need the records (decompression, Offset
-	// against BufferSize) are left to reading the buffer itself, with a
-	// Loader. A scan that only locates buffers then reads 0x48 bytes each.
+	// empty and the checks that need the records (decompression) are
+	// left to reading the buffer itself, with a Loader. A scan that only
+	// locates buffers then reads 0x48 bytes each, and a compressed
+	// buffer's check reads the header after it, which the next step takes.
 	HeadersOnly bool
 	// ahead, when set, reads headers ahead of a HeadersOnly walk.
 	ahead *headerAhead

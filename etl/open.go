@@ -12,12 +12,12 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/etlkit/etlkit/buffer"
-
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
+
+	"github.com/etlkit/etlkit/buffer"
 )
 
 // Wrapper names the container an input came in.
