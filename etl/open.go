@@ -438,8 +438,8 @@ func (f *File) checkHead(src io.Reader) (io.Reader, error) {
 		err = nil
 	}
 	if err != nil && n == 0 {
-		f.cutAt(0, err)
-		return nil, f.cut
+		// Nothing came out: the input cannot be read at all.
+		return nil, err
 	}
 	if !bytes.HasPrefix(head, []byte(buffer.RTBackupMagic)) {
 		if _, herr := NewReader(bytes.NewReader(head), int64(n)); errors.Is(herr, ErrNotETL) {

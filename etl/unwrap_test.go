@@ -233,13 +233,14 @@ func TestWrappedNonTraceStopsEarly(t *testing.T) {
 	assert.NotContains(t, err.Error(), "empty")
 	assert.Less(t, counted.n, int64(64*member.Len()), "a few members read, not the whole stream")
 
-	// A stream that breaks off before any content: the break is told.
+	// A stream that breaks off before any content cannot be read at all:
+	// the break is told.
 	path := filepath.Join(t.TempDir(), "short.gz")
 	require.NoError(t, os.WriteFile(path, member.Bytes()[:20], 0o644))
 	_, err = etl.Open(path)
 	require.Error(t, err)
-	assert.ErrorIs(t, err, etl.ErrTruncated)
-	assert.Contains(t, err.Error(), "breaks off after 0x0 bytes")
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Equal(t, "unwrapping gzip: unexpected EOF", err.Error())
 }
 
 func slicesRepeat(b []byte, n int) []io.Reader {
