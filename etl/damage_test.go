@@ -63,8 +63,8 @@ func bufferOffsets(t *testing.T, data []byte) []int64 {
 // offset and the bytes skipped.
 func TestDamagedHeaderCostsItsBuffer(t *testing.T) {
 	names := []string{
-		"win10-explorer-startup.etl", "shutdown-kernel.etl", "diaghub-kernel.etl", "powershell-manifest.etl",
-		"wpp-netsetup-append.etl", "net452-x64-merged-compressed.etl", "pktmon-wifi-ethernet-ip.etl",
+		"win10-explorer-startup.etl", "shutdown-kernel.etl", "powershell-manifest.etl", "gcevents-manifest.etl",
+		"wpp-netsetup-append.etl", "pktmon-ethernet.etl", "selfdescribing-compressed.etl",
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {

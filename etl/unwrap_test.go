@@ -70,7 +70,7 @@ func wrapWith(t *testing.T, format string, plain []byte) []byte {
 		require.NoError(t, err)
 		require.NoError(t, w.Close())
 	case "xz":
-		w, err := xz.WriterConfig{BlockSize: 64 << 10}.NewWriter(&out)
+		w, err := xz.WriterConfig{BlockSize: xzBlock}.NewWriter(&out)
 		require.NoError(t, err)
 		_, err = w.Write(plain)
 		require.NoError(t, err)
@@ -91,6 +91,9 @@ func wrapWith(t *testing.T, format string, plain []byte) []byte {
 	return out.Bytes()
 }
 
+// xzBlock is the block size of the xz inputs the tests make.
+const xzBlock = 64 << 10
+
 // referenceDecoder is the command that decompresses each format to
 // standard output, writing what it could decode before a break.
 var referenceDecoder = map[string]string{"gz": "gzip", "zst": "zstd", "xz": "xz", "bz2": "bzip2"}
@@ -101,7 +104,8 @@ var referenceDecoder = map[string]string{"gz": "gzip", "zst": "zstd", "xz": "xz"
 // truncation at its place in the content, and the records are those of
 // the trace, in order.
 func TestTruncatedWrapperReadsWhatDecompressed(t *testing.T) {
-	plain, err := os.ReadFile(samples.Path(t, "shutdown-kernel.etl"))
+	// 71 buffers of 8 KiB.
+	plain, err := os.ReadFile(samples.Path(t, "win10-explorer-startup.etl"))
 	require.NoError(t, err)
 	ends, counts := bufferRecords(t, plain)
 	whole, _, _ := readPlaces(t, plain, order.Options{Mode: order.FileOrder})
@@ -128,7 +132,13 @@ func TestTruncatedWrapperReadsWhatDecompressed(t *testing.T) {
 						t.Logf("%s is not installed: %s compared with a bound instead of its output", cmd, name)
 					} else {
 						out, _ := exec.Command(cmd, "-d", "-c", path).Output()
-						want = wholeBufferRecords(ends, counts, int64(len(out)))
+						n := int64(len(out))
+						if format == "xz" {
+							// Go's decoder hands out a block once it has
+							// decoded it whole; xz writes what it decoded.
+							n -= n % xzBlock
+						}
+						want = wholeBufferRecords(ends, counts, n)
 					}
 				}
 
