@@ -10,8 +10,8 @@ import (
 // A buffer header that cannot be trusted says nothing of where the next
 // buffer starts, so the walk looks for it: one session buffer size on,
 // then at the next multiple of the session buffer size, then at every
-// position after the damaged header's 0x48 bytes (every 8 bytes in an
-// uncompressed file, where buffers are multiples of 8 long; every byte
+// position after the damaged header (every 8 bytes in an uncompressed
+// file, where buffers are multiples of 8 long; every byte
 // otherwise, since compressed buffers are any length). A position is taken when the header
 // there passes the checks of the walk and a few more that real headers
 // always pass (likely), and when the buffer it describes ends where
@@ -202,10 +202,12 @@ func (w *Walker) find(off int64) int64 {
 		}
 		step = 8
 	}
-	// No buffer starts inside the header of the one before it.
-	p := off + HeaderSize
+	// From the next position on: off may not be where a buffer starts
+	// (a damaged size before it led the walk there), so the next buffer
+	// may start inside what looked like a header.
+	p := off + 1
 	if step == 8 {
-		p = (p + 7) &^ 7
+		p = (off + 8) &^ 7
 	}
 	w.scan = grow(w.scan, resyncChunk+HeaderSize)
 	le := binary.LittleEndian
