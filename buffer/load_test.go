@@ -277,9 +277,9 @@ func TestWalkSpan(t *testing.T) {
 		total += w.Span(start)
 	}
 	// The header buffer and 0x400-byte buffers, except the two compressed
-	// ones, stored at their compressed sizes (0x60, 0x64); the damaged
+	// ones, stored at their compressed sizes (0x60, 0x66); the damaged
 	// headers cover the bytes up to the next buffer, a session size on;
 	// the last is cut to 0x60 bytes.
-	assert.Equal(t, []int64{0x400, 0x400, 0x400, 0x400, 0x60, 0x400, 0x400, 0x400, 0x400, 0x64, 0x60}, spans)
+	assert.Equal(t, []int64{0x400, 0x400, 0x400, 0x400, 0x60, 0x400, 0x400, 0x400, 0x400, 0x66, 0x60}, spans)
 	assert.Equal(t, int64(len(in)), total)
 }

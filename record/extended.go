@@ -167,6 +167,32 @@ func (it ExtendedItem) StackTrace() (StackTrace, error) {
 	return StackTrace{MatchId: binary.LittleEndian.Uint64(it.Data), PointerSize: ps, raw: it.Data[8:]}, nil
 }
 
+// StackKey is a STACK_KEY32/64 item: the stack is not in the record but in
+// the session's stack cache, under Key; the cache logs the frames later,
+// in a StackWalk KeyDelete or KeyRundown record.
+type StackKey struct {
+	MatchId uint64
+	Key     uint64
+}
+
+// StackKey decodes a STACK_KEY32 item ({u64 MatchId; u32 StackKey; u32
+// padding}) or a STACK_KEY64 one ({u64 MatchId; u64 StackKey}).
+func (it ExtendedItem) StackKey() (StackKey, error) {
+	switch it.Type {
+	case ExtStackKey32:
+		if len(it.Data) < 12 {
+			return StackKey{}, it.errSize("16")
+		}
+		return StackKey{MatchId: binary.LittleEndian.Uint64(it.Data), Key: uint64(binary.LittleEndian.Uint32(it.Data[8:]))}, nil
+	case ExtStackKey64:
+		if len(it.Data) < 16 {
+			return StackKey{}, it.errSize("16")
+		}
+		return StackKey{MatchId: binary.LittleEndian.Uint64(it.Data), Key: binary.LittleEndian.Uint64(it.Data[8:])}, nil
+	}
+	return StackKey{}, fmt.Errorf("%w: extended item %v is not a stack key", buffer.ErrMalformed, it.Type)
+}
+
 // SID decodes a SID item.
 func (it ExtendedItem) SID() (SID, error) {
 	s, _, err := ParseSID(it.Data)

@@ -45,6 +45,7 @@ func FuzzDecode(f *testing.F) {
 			}
 			it.EventKey()
 			it.TerminalSessionID()
+			it.StackKey()
 		}
 		for i := 0; i < r.PMCCount(); i++ {
 			r.PMCCounter(i)

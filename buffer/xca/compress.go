@@ -14,22 +14,26 @@ const (
 	// below that keeps the arithmetic within int on 32-bit platforms too.
 	lz77MaxMatch = 1<<31 - 1
 
-	hashBits   = 15
-	chainDepth = 32
+	hashBits = 14
+	// skipShift sets how fast the search steps over bytes that find no
+	// match: one byte more per 2^skipShift bytes since the last match, so
+	// that data that does not compress costs little to find out.
+	skipShift = 5
 )
 
-// matcher holds the hash-chain match finder's tables. They are pooled
-// because clearing a reused table is far cheaper than allocating one per
-// call, and the trace builder compresses many small buffers.
+// matcher is the match finder's table: for a hash of four bytes, the two
+// latest positions that had it, the latest first. Positions are stored plus base, which each
+// call raises past the positions of the one before, so that a reused table
+// needs no clearing: an entry below base is from an earlier input. The
+// table is pooled, as the writers of traces compress many buffers.
 type matcher struct {
-	head [1 << hashBits]int32 // most recent position+1 for a hash, 0 = none
-	prev [lz77MaxOffset]int32 // previous position+1 with the same hash, by pos mod window
+	table [1 << hashBits][2]int32
+	base  int32
 }
 
 var matcherPool = sync.Pool{New: func() any { return new(matcher) }}
 
-func hash3(b []byte) uint32 {
-	v := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
+func hash4(v uint32) uint32 {
 	return (v * 0x9E3779B1) >> (32 - hashBits)
 }
 
@@ -37,88 +41,116 @@ func hash3(b []byte) uint32 {
 // it to dst and returns the extended slice. The output decodes with
 // DecompressLZ77 and with the Windows XPRESS decompressor.
 //
-// Inputs of 2 GiB or more are not supported (positions are kept in 32 bits).
+// The search is greedy and tries two earlier positions per position, those
+// whose next four bytes hashed alike last: ETW buffers come out about the
+// size Windows writes them, at a fraction of the cost of a deeper search.
+//
+// Inputs of 1 GiB or more are not supported (positions are kept in 32 bits).
 func CompressLZ77(dst, src []byte) []byte {
 	m := matcherPool.Get().(*matcher)
 	defer matcherPool.Put(m)
-	clear(m.head[:])
+	return m.compress(dst, src)
+}
+
+func (m *matcher) compress(dst, src []byte) []byte {
+	if int64(m.base)+int64(len(src))+lz77MaxOffset >= 1<<31-1 {
+		clear(m.table[:])
+		m.base = 0
+	}
+	base := int(m.base) + lz77MaxOffset + 1
+	m.base = int32(base + len(src))
 
 	// Worst case is all literals: 4 flag bytes per 32 input bytes.
 	dst = slices.Grow(dst, len(src)+len(src)/32+8)
-
-	flagPos := len(dst)
-	dst = append(dst, 0, 0, 0, 0)
-	var flags uint32
-	nflags := 0
-	nibble := -1
+	e := lz77Encoder{dst: dst, flagPos: len(dst), nibble: -1}
+	e.dst = append(e.dst, 0, 0, 0, 0)
 
 	n := len(src)
-	insert := func(p int) {
-		h := hash3(src[p:])
-		m.prev[p&(lz77MaxOffset-1)] = m.head[h]
-		m.head[h] = int32(p + 1)
-	}
-
-	for i := 0; i < n; {
-		bestLen, bestOff := 0, 0
-		if i+lz77MinMatch <= n {
-			h := hash3(src[i:])
-			cand := int(m.head[h]) - 1
-			limit := n - i
-			if limit > lz77MaxMatch {
-				limit = lz77MaxMatch
-			}
-			for depth := 0; cand >= 0 && i-cand <= lz77MaxOffset && depth < chainDepth; depth++ {
-				// Checking the byte that would extend the best match first
-				// skips most candidates without a full comparison.
-				if src[cand+bestLen] == src[i+bestLen] {
-					l := matchLen(src[cand:], src[i:], limit)
-					if l > bestLen {
-						bestLen, bestOff = l, i-cand
-						if l == limit {
-							break
-						}
-					}
-				}
-				next := int(m.prev[cand&(lz77MaxOffset-1)]) - 1
-				// A slot reused by a newer position links forward; stop
-				// rather than follow it, which also rules out cycles.
-				if next >= cand {
-					break
-				}
-				cand = next
-			}
-			insert(i)
+	anchor := 0 // first byte not yet written
+	for i := 0; i+4 <= n; {
+		v := binary.LittleEndian.Uint32(src[i:])
+		h := hash4(v)
+		slot := &m.table[h]
+		c0, c1 := int(slot[0])-base, int(slot[1])-base
+		slot[1], slot[0] = slot[0], int32(i+base)
+		limit := min(n-i-4, lz77MaxMatch-4)
+		l, cand := 0, 0
+		// A candidate is an earlier position, at most lz77MaxOffset back.
+		if c0 >= 0 && uint(i-c0-1) < lz77MaxOffset && binary.LittleEndian.Uint32(src[c0:]) == v {
+			l, cand = 4+matchLen(src[c0+4:], src[i+4:], limit), c0
 		}
-
-		if bestLen >= lz77MinMatch {
-			dst, nibble = appendMatch(dst, nibble, bestOff, bestLen)
-			flags = flags<<1 | 1
-			end := i + bestLen
-			for p := i + 1; p < end && p+lz77MinMatch <= n; p++ {
-				insert(p)
+		if c1 >= 0 && uint(i-c1-1) < lz77MaxOffset && binary.LittleEndian.Uint32(src[c1:]) == v && l < 4+limit {
+			if l1 := 4 + matchLen(src[c1+4:], src[i+4:], limit); l1 > l {
+				l, cand = l1, c1
 			}
-			i = end
-		} else {
-			dst = append(dst, src[i])
-			flags <<= 1
-			i++
 		}
-		nflags++
-		if nflags == 32 {
-			binary.LittleEndian.PutUint32(dst[flagPos:], flags)
-			flagPos = len(dst)
-			dst = append(dst, 0, 0, 0, 0)
-			flags, nflags = 0, 0
+		if l == 0 {
+			i += 1 + (i-anchor)>>skipShift
+			continue
+		}
+		e.literals(src[anchor:i])
+		e.match(i-cand, l)
+		i += l
+		anchor = i
+		// The position just before the end of the match is where the next
+		// repetition of what follows it most often starts.
+		if p := i - 2; p+4 <= n {
+			slot := &m.table[hash4(binary.LittleEndian.Uint32(src[p:]))]
+			slot[1], slot[0] = slot[0], int32(p+base)
 		}
 	}
+	e.literals(src[anchor:])
+	return e.finish()
+}
 
-	// The decoder stops at the first match flag that has no token left in
-	// the input, so the unused flag bits are set to one.
-	rest := uint(32 - nflags)
-	flags = flags<<rest | uint32(uint64(1)<<rest-1)
-	binary.LittleEndian.PutUint32(dst[flagPos:], flags)
-	return dst
+// lz77Encoder writes Plain LZ77 items: a flag word of 32 bits (a one per
+// match, most significant first) before the items it describes.
+type lz77Encoder struct {
+	dst     []byte
+	flagPos int // where the current flag word goes
+	flags   uint32
+	nflags  int
+	nibble  int // index of a length byte whose high nibble is free, or -1
+}
+
+// literals writes lit, a flag word at a time.
+func (e *lz77Encoder) literals(lit []byte) {
+	for len(lit) > 0 {
+		k := min(len(lit), 32-e.nflags)
+		e.dst = append(e.dst, lit[:k]...)
+		lit = lit[k:]
+		e.flags <<= k
+		e.nflags += k
+		if e.nflags == 32 {
+			e.flush()
+		}
+	}
+}
+
+func (e *lz77Encoder) match(off, length int) {
+	e.dst, e.nibble = appendMatch(e.dst, e.nibble, off, length)
+	e.flags = e.flags<<1 | 1
+	e.nflags++
+	if e.nflags == 32 {
+		e.flush()
+	}
+}
+
+// flush stores the full flag word and makes room for the next.
+func (e *lz77Encoder) flush() {
+	binary.LittleEndian.PutUint32(e.dst[e.flagPos:], e.flags)
+	e.flagPos = len(e.dst)
+	e.dst = append(e.dst, 0, 0, 0, 0)
+	e.flags, e.nflags = 0, 0
+}
+
+// finish stores the last flag word. The decoder stops at the first match
+// flag that has no token left in the input, so its unused bits are ones.
+func (e *lz77Encoder) finish() []byte {
+	rest := uint(32 - e.nflags)
+	flags := e.flags<<rest | uint32(uint64(1)<<rest-1)
+	binary.LittleEndian.PutUint32(e.dst[e.flagPos:], flags)
+	return e.dst
 }
 
 // matchLen returns the length of the common prefix of a and b, at most

@@ -354,3 +354,20 @@ func TestDecompressLZ77ShortCopies(t *testing.T) {
 		}
 	}
 }
+
+// The match finder's table outlives its inputs: positions of earlier
+// inputs, the base that tells them apart about to overflow and the table
+// cleared, none of them gives a wrong match.
+func TestCompressLZ77ReusedTable(t *testing.T) {
+	m := new(matcher)
+	inputs := testInputs()
+	text := inputs["text"][:20000]
+	for _, base := range []int32{0, 1<<31 - 1 - 30000, 1<<31 - 1 - 20000 - lz77MaxOffset, 1<<31 - 1} {
+		m.base = base
+		for _, in := range [][]byte{text, text[5:], inputs["random-33"], text} {
+			c := m.compress(nil, in)
+			got := decodeExact(t, DecompressLZ77, c, len(in))
+			require.True(t, bytes.Equal(in, got), "base %d", base)
+		}
+	}
+}

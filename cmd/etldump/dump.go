@@ -34,6 +34,9 @@ type dumper struct {
 	line   []byte // reused for every record
 	err    error  // the first write error
 	status int
+	// writing is set once the output is being written: what fails
+	// before (no input opened, a bad manifest or filter) writes nothing.
+	writing bool
 
 	inputs   []*input
 	filter   *filter.Filter
@@ -56,9 +59,19 @@ func (d *dumper) fail(status int) {
 func (d *dumper) dump() int {
 	defer d.closeInputs()
 	if len(d.opts.manifests) > 0 {
-		set, err := manifest.LoadPaths(d.opts.manifests...)
-		if err != nil {
+		set, err := manifest.LoadPaths(manifest.Options{Warn: func(err error) {
 			fmt.Fprintf(d.stderr, "etldump: --manifest: %v\n", err)
+		}}, d.opts.manifests...)
+		if err != nil {
+			// A manifest named on its own must be read; each refusal is
+			// said.
+			errs := []error{err}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				errs = j.Unwrap()
+			}
+			for _, e := range errs {
+				fmt.Fprintf(d.stderr, "etldump: --manifest: %v\n", e)
+			}
 			d.fail(exitFatal)
 			return d.status
 		}
@@ -73,6 +86,7 @@ func (d *dumper) dump() int {
 	}
 	d.line = make([]byte, 0, 4096)
 	if d.opts.view == "header" {
+		d.writing = true
 		d.printHeaders()
 		return d.status
 	}
@@ -97,6 +111,7 @@ func (d *dumper) dump() int {
 		d.filter = flt
 	}
 	d.progress = newProgress(d.opts.progress, d.stderr, d.inputs, d.opts.order != "file")
+	d.writing = true
 	switch d.opts.view {
 	case "count":
 		d.count()
@@ -107,6 +122,8 @@ func (d *dumper) dump() int {
 	default:
 		if d.opts.format == "etl" {
 			d.writeETL()
+		} else if isProfileFormat(d.opts.format) {
+			d.profile()
 		} else {
 			d.records()
 		}
@@ -278,10 +295,8 @@ func (d *dumper) reportDamage(name string, st *etl.Stats) {
 func damageSummary(name string, st *etl.Stats) string {
 	var parts []string
 	plural := func(n int, one, many string) {
-		if n == 1 {
-			parts = append(parts, "1 "+one)
-		} else if n > 1 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		if n > 0 {
+			parts = append(parts, counted(n, one, many))
 		}
 	}
 	plural(st.BuffersSkipped, "buffer skipped", "buffers skipped")
@@ -309,7 +324,7 @@ func damageSummary(name string, st *etl.Stats) string {
 			first = errorReason(fe)
 		}
 	}
-	msg := fmt.Sprintf("etldump: %s: offset 0x%x: damaged: %s; %s read", name, off, strings.Join(parts, ", "), quantity(st.Records, "record", "records"))
+	msg := fmt.Sprintf("etldump: %s: offset 0x%x: damaged: %s; %s read", name, off, strings.Join(parts, ", "), counted(st.Records, "record", "records"))
 	if first != "" {
 		msg += "; first: " + first
 	}
@@ -319,8 +334,8 @@ func damageSummary(name string, st *etl.Stats) string {
 	return msg
 }
 
-// quantity says n things, one or many.
-func quantity(n int, one, many string) string {
+// counted is a count with its noun: "1 record", "2 records", "0 records".
+func counted[N int | int64 | uint32](n N, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}

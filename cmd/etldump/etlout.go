@@ -3,9 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/internal/outfile"
 	"github.com/etlkit/etlkit/sink/etlsink"
 )
 
@@ -35,11 +35,6 @@ func (d *dumper) writeETL() {
 	inputs := make([]etlsink.Input, len(d.inputs))
 	for i, in := range d.inputs {
 		inputs[i] = etlsink.Input{Name: in.name, Reader: in.f.Reader}
-		if sameFile(in.name, name) {
-			fmt.Fprintf(d.stderr, "etldump: -o %s: it is an input; write the new trace to another file\n", name)
-			d.fail(exitFatal)
-			return
-		}
 	}
 	s, err := etlsink.SessionFor(inputs...)
 	if err != nil {
@@ -58,7 +53,7 @@ func (d *dumper) writeETL() {
 	if !d.opts.session.From.IsZero() || !d.opts.session.To.IsZero() {
 		h.EndTime = 0 // the cut ends at its latest record
 	}
-	f, err := os.Create(name)
+	f, err := outfile.Create(name, outfile.Options{})
 	if err != nil {
 		fmt.Fprintf(d.stderr, "etldump: -o %s: %v\n", name, pathReason(err))
 		d.fail(exitFatal)
@@ -69,9 +64,11 @@ func (d *dumper) writeETL() {
 		err = d.copyRecords(w, s)
 		err = errors.Join(err, w.Close())
 	}
-	err = errors.Join(err, f.Close())
+	if err == nil {
+		err = f.Commit()
+	}
 	if err != nil {
-		os.Remove(name)
+		f.Abort()
 		fmt.Fprintf(d.stderr, "etldump: -o %s: %v\n", name, err)
 		d.fail(exitFatal)
 	}
@@ -111,18 +108,8 @@ func (d *dumper) copyRecords(w *etlsink.Writer, s *etlsink.Session) error {
 		}
 	}
 	if refused > 0 {
-		fmt.Fprintf(d.stderr, "etldump: -o %s: %d records could not be written; first: %v\n", d.opts.output, refused, first)
+		fmt.Fprintf(d.stderr, "etldump: -o %s: %s could not be written; first: %v\n", d.opts.output, counted(refused, "record", "records"), first)
 		d.fail(exitDamaged)
 	}
 	return nil
-}
-
-// sameFile reports whether the paths name one file.
-func sameFile(a, b string) bool {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
 }

@@ -170,10 +170,23 @@ func TestETLSamplesRoundTrip(t *testing.T) {
 				return
 			}
 			rlfs := f.Header().RealTimeBackup != nil
+			compressed := f.Header().LogFileMode&header.ModeCompressed != 0
 			f.Close()
 			in, inLines := jsonlOf(t, path)
 
 			out := writeETL(t, path)
+			if compressed {
+				// Compressed as the input was: a trace stays about its size.
+				inSt, err := os.Stat(path)
+				require.NoError(t, err)
+				outSt, err := os.Stat(out)
+				require.NoError(t, err)
+				assert.LessOrEqual(t, outSt.Size(), 2*inSt.Size()+etlsink.DefaultMaxBufferSize)
+				g, err := etl.Open(out)
+				require.NoError(t, err)
+				assert.NotZero(t, g.Header().LogFileMode&header.ModeCompressed)
+				g.Close()
+			}
 			gotLines := linesOf(t, out)
 			require.NotEmpty(t, gotLines)
 			first := objectOf(t, gotLines[0])

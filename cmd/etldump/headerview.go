@@ -123,7 +123,7 @@ func headerFields(in *input) []kv {
 		{"File", in.name, ""},
 		{"Wrapper", wrapper, ""},
 		{"Container", container, ""},
-		{"Size", in.f.Size(), fmt.Sprintf("%d bytes", in.f.Size())},
+		{"Size", in.f.Size(), counted(in.f.Size(), "byte", "bytes")},
 		{"HeaderType", headerType, ""},
 		{"LoggerName", lh.LoggerName, ""},
 		{"LogFileName", lh.LogFileName, ""},

@@ -12,9 +12,13 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/etlkit/etlkit/internal/outfile"
 )
 
 // Exit statuses.
@@ -33,6 +37,19 @@ func main() {
 	// of killing the process, so that `etldump x.etl | head -1` ends with
 	// status 0 and no message.
 	signal.Ignore(syscall.SIGPIPE)
+	// Ctrl-C (or a kill) leaves no partial output behind: the file being
+	// written is removed, and the one under the name asked for, if any, is
+	// as it was.
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-interrupts
+		outfile.RemovePending()
+		if s == syscall.SIGTERM {
+			os.Exit(128 + 15)
+		}
+		os.Exit(128 + 2)
+	}()
 	if os.Getenv("GOGC") == "" {
 		// Most of the heap lives to the end of a run: the schema tables
 		// and the buffers the first pass keeps for the second. Collecting
@@ -63,6 +80,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "etldump: no input file: etldump [flags] FILE... (etldump --help lists the flags)")
 		return exitFatal
 	}
+	if err := checkOutputs(opts); err != nil {
+		fmt.Fprintf(stderr, "etldump: -o %v\n", err)
+		return exitFatal
+	}
 	if opts.format == "parquet" {
 		defer limitParquetMemory(opts)()
 		if isDirOutput(opts.output) {
@@ -72,28 +93,79 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return write(opts, stdout, stderr)
 }
 
+// checkOutputs refuses, before anything is opened for writing, an output
+// that is an input: a trace (standard input's file included) or a
+// manifest, also one that --manifest DIR reads.
+func checkOutputs(opts *options) error {
+	if opts.output == "" || opts.output == "-" {
+		return nil
+	}
+	outputs := []string{opts.output}
+	if opts.format == "parquet" && isDirOutput(opts.output) {
+		outputs = parquetNames(opts.output, opts.files)
+	}
+	inputs := slices.Clone(opts.files)
+	for _, m := range opts.manifests {
+		inputs = append(inputs, m)
+		if st, err := os.Stat(m); err == nil && st.IsDir() {
+			filepath.WalkDir(m, func(path string, e fs.DirEntry, err error) error {
+				if err == nil && !e.IsDir() {
+					inputs = append(inputs, path)
+				}
+				return nil
+			})
+		}
+	}
+	var in *os.File
+	if f, ok := stdin.(*os.File); ok {
+		in = f
+	}
+	for _, out := range outputs {
+		if err := outfile.CheckNotInput(out, in, inputs...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // write runs one invocation whose options are settled, to -o or stdout.
 func write(opts *options, stdout, stderr io.Writer) int {
 	out := stdout
+	var file *outfile.File
 	if opts.output != "" && opts.output != "-" && opts.format != "etl" {
-		f, err := os.Create(opts.output)
+		f, err := outfile.Create(opts.output, outfile.Options{})
 		if err != nil {
 			fmt.Fprintf(stderr, "etldump: -o %s: %v\n", opts.output, pathReason(err))
 			return exitFatal
 		}
-		defer f.Close()
-		out = f
+		// The file takes the name only once complete, and only when the
+		// run got to write it: a run that fails before leaves a file of
+		// that name as it was.
+		defer f.Abort()
+		file, out = f, f
 	}
 	d := &dumper{opts: opts, stderr: stderr, w: bufio.NewWriterSize(out, outputBuffer)}
 	status := d.dump()
 	if err := d.w.Flush(); err != nil && !isClosedPipe(err) && d.err == nil {
 		d.err = err
 	}
+	if file != nil && d.err == nil && d.writing && !(status == exitFatal && isEmpty(file)) {
+		if err := file.Commit(); err != nil {
+			d.err = err
+		}
+	}
 	if d.err != nil && !isClosedPipe(d.err) {
 		fmt.Fprintf(stderr, "etldump: writing output: %v\n", d.err)
 		return exitFatal
 	}
 	return status
+}
+
+// isEmpty reports an output that nothing was written to: a run that
+// failed without writing leaves no empty file in place of one that was.
+func isEmpty(f *outfile.File) bool {
+	st, err := f.File().Stat()
+	return err == nil && st.Size() == 0
 }
 
 // isClosedPipe reports the error a write gets once the reader has gone,

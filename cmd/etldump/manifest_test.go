@@ -150,7 +150,7 @@ func TestManifestErrors(t *testing.T) {
 	}{
 		{bad, "etldump: --manifest: " + bad + ":3:27: element <instrumentation> closed by </instrumentationManifest>\n"},
 		{filepath.Join(t.TempDir(), "none.man"), "no such file or directory"},
-		{trace, "manifest-events.etl:3:"},
+		{trace, `manifest-events.etl: not XML: it begins ".`},
 	} {
 		out, errs, code := runCmd(t, "--manifest", c.path, trace)
 		assert.Equal(t, exitFatal, code, c.path)
@@ -160,6 +160,39 @@ func TestManifestErrors(t *testing.T) {
 	_, errs, code := runCmd(t, "--manifest")
 	assert.Equal(t, exitFatal, code)
 	assert.Contains(t, errs, "--manifest")
+}
+
+// A directory of manifests with one off the textbook (an undefined level),
+// in a subdirectory, and files that are no manifest: the good ones decode
+// their events, each problem is one warning line, nothing raw is printed.
+func TestManifestDirectoryWithBadFiles(t *testing.T) {
+	trace := writeManifestTrace(t)
+	man, err := os.ReadFile(testManifest)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "vendor", "tdh")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	odd := strings.Replace(string(man), `level="win:Informational"`, `level="win:Always"`, 1)
+	require.NotEqual(t, string(man), odd)
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "test.man"), []byte(odd), 0o644))
+	binary := append([]byte("\x7fELF\x02\x01\x1b[2J"), make([]byte, 200)...)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.man"), binary, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.xml"), []byte("<settings/>"), 0o644))
+
+	out, errs, code := runCmd(t, "--manifest", dir, trace)
+	require.Equal(t, exitOK, code, errs)
+	assert.Equal(t, "Etlkit-Test/Net INFO 0x0 A=1 B=2", textLabels(t, out)[0])
+	lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+	require.Len(t, lines, 3, errs)
+	assert.Equal(t, "etldump: --manifest: "+filepath.Join(dir, "a.man")+`: not XML: it begins ".ELF...[2J`+strings.Repeat(".", 70)+`"; the file is passed over`, lines[0])
+	assert.Equal(t, "etldump: --manifest: "+filepath.Join(dir, "b.xml")+":1:1: no <provider> in <events>: not an instrumentation manifest; the file is passed over", lines[1])
+	assert.Contains(t, lines[2], `level "win:Always" is not defined: events show it by that name`)
+
+	// Named on its own, the binary is an error and nothing is decoded.
+	out, errs, code = runCmd(t, "--manifest", filepath.Join(dir, "a.man"), trace)
+	assert.Equal(t, exitFatal, code)
+	assert.Empty(t, out)
+	assert.Equal(t, "etldump: --manifest: "+filepath.Join(dir, "a.man")+`: not XML: it begins ".ELF...[2J`+strings.Repeat(".", 70)+"\"\n", errs)
 }
 
 // TestManifestSameAsBuiltIn: the .NET runtime's manifest given with

@@ -95,11 +95,11 @@ func (d *dumper) learnTrace() *schema.Set {
 		}
 	}
 	if n := l.Stats().Errors; n > maxLearnWarnings {
-		fmt.Fprintf(d.stderr, "etldump: %d more metadata records could not be used\n", n-maxLearnWarnings)
+		fmt.Fprintf(d.stderr, "etldump: %s could not be used\n", counted(n-maxLearnWarnings, "more metadata record", "more metadata records"))
 	}
 	for _, p := range l.Pending() {
-		fmt.Fprintf(d.stderr, "etldump: EventSource manifest of provider %v (process %d) incomplete: %d of %d chunks\n",
-			p.Provider, p.ProcessID, p.Have, p.Total)
+		fmt.Fprintf(d.stderr, "etldump: EventSource manifest of provider %v (process %d) incomplete: %d of %s\n",
+			p.Provider, p.ProcessID, p.Have, counted(p.Total, "chunk", "chunks"))
 	}
 	d.trace, d.learned = l.Set(), l
 	return d.trace

@@ -29,6 +29,8 @@ type options struct {
 	// manifests are the --manifest paths; message is --message.
 	manifests []string
 	message   bool
+	// profile holds the flags of the profile formats (profile.go).
+	profile profileOptions
 
 	// The session the filter flags describe, and whether any was given.
 	session  filter.Session
@@ -167,9 +169,9 @@ func parseOptions(args []string) (*options, *parser, error) {
 				o.window = w
 				return err
 			}},
-		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv, xml, etl (a new trace, with -o) or parquet (with -o); text or json for --header, --stats and --activities",
-			set: oneOf(&o.format, "text, jsonl, csv, xml, etl, parquet, or json for --header, --stats and --activities",
-				"text", "jsonl", "csv", "xml", "json", "etl", "parquet")},
+		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv, xml, etl (a new trace, with -o), parquet (with -o), or a CPU profile: pprof, speedscope, folded; text or json for --header, --stats and --activities",
+			set: oneOf(&o.format, "text, jsonl, csv, xml, etl, parquet, pprof, speedscope, folded, or json for --header, --stats and --activities",
+				"text", "jsonl", "csv", "xml", "json", "etl", "parquet", "pprof", "speedscope", "folded")},
 		{name: "manifest", arg: "PATH", help: "decode events with this instrumentation manifest (.man or .xml), or with every one in this directory (repeatable)",
 			set: func(v string) error { o.manifests = append(o.manifests, v); return nil }},
 		{name: "message", help: "with --format text: print the event's message with its %1...%n filled in place of the fields, for events whose manifest gives one",
@@ -195,6 +197,7 @@ func parseOptions(args []string) (*options, *parser, error) {
 		{name: "help", short: "h", help: "print this help",
 			set: func(string) error { o.help = true; return nil }},
 	}
+	defs = append(defs, profileFlags(o)...)
 	p := newParser(defs)
 	files, err := p.parse(args)
 	if err != nil {
@@ -216,6 +219,9 @@ func (o *options) check() error {
 		return usagef("--order sorted needs --window DURATION|COUNT (for example --window 2s or --window 100000)")
 	}
 	if err := o.checkETL(); err != nil {
+		return err
+	}
+	if err := o.checkProfile(); err != nil {
 		return err
 	}
 	switch o.view {

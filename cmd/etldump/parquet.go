@@ -116,12 +116,9 @@ func parquetPerInput(opts *options, stderr io.Writer) int {
 		slots <- struct{}{}
 		go func() {
 			defer func() { <-slots; wg.Done() }()
+			// An input that cannot be read at all gets no file, rather
+			// than one that would break a glob over the directory.
 			status[i] = write(&one, io.Discard, &msgs[i])
-			if st, err := os.Stat(one.output); status[i] == exitFatal && err == nil && st.Size() == 0 {
-				// The input could not be read at all: no file, rather
-				// than one that would break a glob over the directory.
-				os.Remove(one.output)
-			}
 		}()
 	}
 	wg.Wait()

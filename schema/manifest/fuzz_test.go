@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/schema"
@@ -111,11 +113,33 @@ func FuzzParse(f *testing.F) {
 	}
 	payloads := [][]byte{nil, {1, 2, 3, 4, 5, 6, 7, 8}, []byte("a\x00b\x00\x00\x00\x02\x00xyzw\x01\x00\x00\x00")}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		provs, err := manifest.Parse(data, "fuzz")
-		if err != nil {
+		// Strict or not, every problem has a place and no raw bytes.
+		checkError := func(err error) {
 			var me *manifest.Error
-			if !errors.As(err, &me) || me.Source != "fuzz" || me.Line < 1 || me.Column < 1 {
+			if !errors.As(err, &me) || me.Source != "fuzz" || me.Line < 0 || me.Line > 0 && me.Column < 1 {
 				t.Fatalf("error without a position: %v", err)
+			}
+			for _, r := range err.Error() {
+				if r == utf8.RuneError || !unicode.IsPrint(r) {
+					t.Fatalf("message holds %U: %q", r, err.Error())
+				}
+			}
+		}
+		_, strictErr := manifest.ParseWith(data, "fuzz", manifest.Options{Strict: true})
+		warned := false
+		provs, err := manifest.ParseWith(data, "fuzz", manifest.Options{Warn: func(err error) {
+			warned = true
+			checkError(err)
+		}})
+		if strictErr != nil {
+			checkError(strictErr)
+		} else if warned {
+			t.Fatalf("warnings for a manifest Strict reads")
+		}
+		if err != nil {
+			checkError(err)
+			if strictErr == nil {
+				t.Fatalf("refused, but Strict reads it: %v", err)
 			}
 			return
 		}

@@ -1,7 +1,9 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,56 +11,82 @@ import (
 	"github.com/etlkit/etlkit/schema"
 )
 
-// LoadPaths reads manifests into one set. Each path is a manifest file, or
-// a directory whose .man and .xml files (not those of its subdirectories)
-// are read in name order. A file named on its own must hold a provider; in
-// a directory, XML files without one are passed over. Where two manifests
-// define the same event, the later one wins.
-func LoadPaths(paths ...string) (*schema.Set, error) {
+// LoadPaths reads manifests into one set, each as ParseWith reads it with
+// opts. Each path is a manifest file, or a directory whose .man and .xml
+// files, those of its subdirectories included, are read in the order of
+// their paths.
+//
+// A file named on its own must be an instrumentation manifest: one that
+// cannot be read, is not XML, is malformed or holds no provider is an
+// error. In a directory such a file is passed over (opts.Warn is told
+// why) and the others are read: a folder of manifests is used even when
+// one of them is not. Where two manifests define the same event, the later
+// one wins.
+//
+// The error joins those of every path, and the set holds what the others
+// gave.
+func LoadPaths(opts Options, paths ...string) (*schema.Set, error) {
 	s := &schema.Set{}
+	var errs []error
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		if !st.IsDir() {
-			if err := loadFile(s, p, true); err != nil {
-				return nil, err
+			if err := loadFile(s, p, opts); err != nil {
+				errs = append(errs, err)
 			}
 			continue
 		}
-		entries, err := os.ReadDir(p)
-		if err != nil {
-			return nil, err
-		}
 		found := false
-		for _, e := range entries {
+		err = filepath.WalkDir(p, func(path string, e fs.DirEntry, err error) error {
+			if err != nil {
+				if path == p {
+					return err
+				}
+				warn(opts, fmt.Errorf("%w; passed over", err))
+				return nil
+			}
 			ext := filepath.Ext(e.Name())
 			if e.IsDir() || !strings.EqualFold(ext, ".man") && !strings.EqualFold(ext, ".xml") {
-				continue
+				return nil
 			}
 			found = true
-			if err := loadFile(s, filepath.Join(p, e.Name()), false); err != nil {
-				return nil, err
+			if err := loadFile(s, path, opts); err != nil {
+				warn(opts, fmt.Errorf("%w; the file is passed over", err))
 			}
-		}
-		if !found {
-			return nil, fmt.Errorf("%s: no .man or .xml file in the directory", p)
+			return nil
+		})
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case !found:
+			errs = append(errs, fmt.Errorf("%s: no .man or .xml file in the directory or below it", p))
 		}
 	}
-	return s, nil
+	return s, errors.Join(errs...)
 }
 
-func loadFile(s *schema.Set, path string, must bool) error {
+func warn(opts Options, err error) {
+	if opts.Warn != nil {
+		opts.Warn(err)
+	}
+}
+
+// loadFile adds the providers of one manifest to s; nothing of a file that
+// is refused.
+func loadFile(s *schema.Set, path string, opts Options) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	provs, err := Parse(data, path)
+	provs, err := ParseWith(data, path, opts)
 	if err != nil {
 		return err
 	}
-	if len(provs) == 0 && must {
+	if len(provs) == 0 {
 		return &Error{Source: path, Line: 1, Column: 1, Msg: "no <provider> in <events>: not an instrumentation manifest"}
 	}
 	for _, p := range provs {

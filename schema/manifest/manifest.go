@@ -10,6 +10,7 @@ package manifest
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,21 +75,50 @@ func (p *Provider) UseEventSourceMaps() {
 	}
 }
 
-// Parse reads a manifest. source names it in errors (a file name, or where
-// in a trace the manifest came from). Every provider of the document is
-// returned, in document order; a document with none is not an error.
-//
-// The whole manifest is checked as mc checks it where decoding depends on
-// it: every type, template, map, task, opcode, level, keyword and channel
-// an element names must exist, and every length and count must be a number
-// or the name of an earlier integer field. The first problem is returned as
-// an *Error naming its position.
+// Options says how Parse and LoadPaths read manifests. The zero value
+// reads what can be read and drops the warnings.
+type Options struct {
+	// Strict refuses a manifest for any problem mc, the SDK's manifest
+	// compiler, refuses it for where decoding depends on it: every type,
+	// template, map, task, opcode, level, keyword and channel an element
+	// names must exist, every win:Binary must have a length, and every
+	// length and count must be a number or the name of an earlier integer
+	// field.
+	//
+	// Otherwise many real manifests are read that mc would refuse (those
+	// dumped from TDH by PerfView and others use levels such as
+	// win:Always, opcodes such as win:Start_8_1, tasks they do not
+	// declare, win:Binary without a length): an undefined task, opcode,
+	// level, keyword or channel is shown by the name the event gives it,
+	// an undefined map leaves the value a number, and at a field whose
+	// size cannot be known (an unknown type, a binary without a length, a
+	// length or count that names no earlier integer field) the template
+	// ends: the fields before it decode, the bytes from it on are kept as
+	// payload.TrailingData.
+	Strict bool
+	// Warn, when set, is told of each problem read in spite of, once per
+	// manifest and problem: an *Error at its first place, whose message
+	// says what was done instead. LoadPaths also tells it of each file of
+	// a directory it passes over, and why.
+	Warn func(error)
+}
+
+// Parse reads a manifest with the zero Options.
 func Parse(data []byte, source string) ([]*Provider, error) {
+	return ParseWith(data, source, Options{})
+}
+
+// ParseWith reads a manifest. source names it in errors (a file name, or
+// where in a trace the manifest came from). Every provider of the document
+// is returned, in document order; a document with none is not an error.
+// A problem that opts does not let pass is returned as an *Error naming
+// its position.
+func ParseWith(data []byte, source string, opts Options) ([]*Provider, error) {
 	root, err := parseTree(data, source)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{source: source}
+	p := &parser{source: source, opts: opts, warned: map[string]*warning{}}
 	p.strings = stringTable(root)
 	var provs []*Provider
 	var walk func(n *node, parent string) error
@@ -110,6 +140,15 @@ func Parse(data []byte, source string) ([]*Provider, error) {
 	}
 	if err := walk(root, ""); err != nil {
 		return nil, err
+	}
+	if opts.Warn != nil {
+		for _, w := range p.warnings {
+			e := *w.first
+			if w.count > 1 {
+				e.Msg += fmt.Sprintf(" (%d places)", w.count)
+			}
+			opts.Warn(&e)
+		}
 	}
 	return provs, nil
 }
@@ -163,10 +202,38 @@ func stringTable(root *node) map[string]string {
 type parser struct {
 	source  string
 	strings map[string]string
+	opts    Options
+	// The problems passed over, by message, and in the order first met.
+	warned   map[string]*warning
+	warnings []*warning
+}
+
+type warning struct {
+	first *Error
+	count int
 }
 
 func (p *parser) errorf(n *node, format string, args ...any) error {
 	return errorAt(p.source, n, format, args...)
+}
+
+// tolerate is the error of a problem that Options.Strict refuses: nil
+// otherwise, and the problem is counted among the warnings, with what is
+// done instead.
+func (p *parser) tolerate(n *node, instead, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if p.opts.Strict {
+		return p.errorf(n, "%s", msg)
+	}
+	msg += ": " + instead
+	w := p.warned[msg]
+	if w == nil {
+		w = &warning{first: errorAt(p.source, n, "%s", msg)}
+		p.warned[msg] = w
+		p.warnings = append(p.warnings, w)
+	}
+	w.count++
+	return nil
 }
 
 // text resolves a message attribute: $(string.ID) from the string table;
@@ -395,9 +462,14 @@ func (pr *provider) template(n *node) error {
 		if _, dup := pr.templates[tid]; dup {
 			return pr.errorf(t, "provider %s: template %q is defined twice", pr.name, tid)
 		}
-		fields, err := pr.fields(t, 0)
+		tr := &templateReader{provider: pr}
+		fields, err := tr.fields(t, 0)
 		if err != nil {
 			return err
+		}
+		if tr.end != "" {
+			pr.tolerate(tr.endAt, "the fields from it on are not decoded, their bytes are kept as TrailingData",
+				"provider %s: template %q: %s", pr.name, tid, tr.end)
 		}
 		s, err := payload.NewSchema(tid, fields)
 		if err != nil {
@@ -408,65 +480,108 @@ func (pr *provider) template(n *node) error {
 	return nil
 }
 
+// templateReader reads the fields of one template. Unless Strict, it
+// stops at the first field whose size cannot be known, as the payload
+// cannot be followed past it.
+type templateReader struct {
+	*provider
+	// known are the names of the earlier integer fields a length or count
+	// may refer to, as payload.NewSchema resolves them.
+	known []string
+	// end says why the fields end early, at endAt; "" when they do not.
+	end   string
+	endAt *node
+}
+
+// stop ends the template at n. In Strict mode it is the error instead.
+func (tr *templateReader) stop(n *node, format string, args ...any) error {
+	if tr.opts.Strict {
+		return tr.errorf(n, format, args...)
+	}
+	tr.end, tr.endAt = fmt.Sprintf(format, args...), n
+	return nil
+}
+
 // fields reads the data and struct elements of a template or a struct.
-func (pr *provider) fields(n *node, depth int) ([]payload.Field, error) {
+func (tr *templateReader) fields(n *node, depth int) ([]payload.Field, error) {
 	var fs []payload.Field
 	for _, k := range n.kids {
 		if k.name != "data" && k.name != "struct" {
 			continue
 		}
-		f, err := pr.field(k, depth)
+		f, keep, err := tr.field(k, depth)
 		if err != nil {
 			return nil, err
 		}
-		fs = append(fs, f)
+		if keep {
+			fs = append(fs, f)
+		}
+		if tr.end != "" {
+			break
+		}
 	}
 	return fs, nil
 }
 
-func (pr *provider) field(n *node, depth int) (payload.Field, error) {
-	f := payload.Field{Name: n.attr("name")}
+// field reads one field. keep is false for a field the template ends at;
+// a struct whose members end early is kept with the members before, when
+// it is not an array (whose next elements could not be found).
+func (tr *templateReader) field(n *node, depth int) (f payload.Field, keep bool, err error) {
+	f = payload.Field{Name: n.attr("name")}
+	if err := tr.count(n, &f); err != nil || tr.end != "" {
+		return f, false, err
+	}
 	if n.name == "struct" {
 		if depth >= payload.MaxDepth-1 {
-			return f, pr.errorf(n, "structs nested deeper than %d", payload.MaxDepth-1)
+			return f, false, tr.errorf(n, "structs nested deeper than %d", payload.MaxDepth-1)
 		}
 		f.InType = payload.InStruct
-		members, err := pr.fields(n, depth+1)
+		mark := len(tr.known)
+		members, err := tr.fields(n, depth+1)
 		if err != nil {
-			return f, err
+			return f, false, err
 		}
 		f.Members = members
-	} else {
-		in, ok := inTypes[local(n.attr("inType"))]
-		if !ok {
-			return f, pr.errorf(n, "data %q: unknown inType %q", f.Name, n.attr("inType"))
+		if f.Arity != payload.Scalar {
+			// The members of one element are not there for what follows.
+			tr.known = tr.known[:mark]
 		}
-		f.InType = in
-		if out := n.attr("outType"); out != "" {
-			// An out-type this reader does not know leaves the in-type's
-			// default, as TDH does with a pair it cannot render.
-			f.OutType = outTypes[local(out)]
-		}
-		if m := n.attr("map"); m != "" {
-			mp, ok := pr.maps[m]
-			if !ok {
-				return f, pr.errorf(n, "data %q: map %q is not defined", f.Name, m)
-			}
+		return f, tr.end == "" || f.Arity == payload.Scalar, nil
+	}
+	in, ok := inTypes[local(n.attr("inType"))]
+	if !ok {
+		return f, false, tr.stop(n, "data %q: unknown inType %q", f.Name, n.attr("inType"))
+	}
+	f.InType = in
+	if out := n.attr("outType"); out != "" {
+		// An out-type this reader does not know leaves the in-type's
+		// default, as TDH does with a pair it cannot render.
+		f.OutType = outTypes[local(out)]
+	}
+	if m := n.attr("map"); m != "" {
+		if mp, ok := tr.maps[m]; ok {
 			f.Map = mp
-		}
-		if err := pr.length(n, &f); err != nil {
-			return f, err
+		} else if err := tr.tolerate(n, "its values are shown as numbers", "provider %s: data %q: map %q is not defined", tr.name, f.Name, m); err != nil {
+			return f, false, err
 		}
 	}
-	if err := pr.count(n, &f); err != nil {
-		return f, err
+	if err := tr.length(n, &f); err != nil || tr.end != "" {
+		return f, false, err
 	}
-	return f, nil
+	if f.Arity == payload.Scalar && isInteger(f.InType) {
+		tr.known = append(tr.known, f.Name)
+	}
+	return f, true, nil
+}
+
+// isKnown reports whether a length or count can refer to name.
+func (tr *templateReader) isKnown(name string) bool {
+	return tr.opts.Strict || slices.Contains(tr.known, name)
 }
 
 // length reads the length of a string or binary field; other types have a
 // size of their own and ignore it, as mc does for SIDs.
-func (pr *provider) length(n *node, f *payload.Field) error {
+func (tr *templateReader) length(n *node, f *payload.Field) error {
 	switch f.InType {
 	case payload.InUnicodeString, payload.InAnsiString, payload.InBinary:
 	default:
@@ -476,14 +591,16 @@ func (pr *provider) length(n *node, f *payload.Field) error {
 	switch {
 	case l == "":
 		if f.InType == payload.InBinary && f.OutType != payload.OutIPv6 {
-			return pr.errorf(n, "data %q: win:Binary needs a length", f.Name)
+			return tr.stop(n, "data %q: win:Binary needs a length", f.Name)
 		}
 	case isNumber(l):
-		v, err := pr.number(n, "length", 16)
+		v, err := tr.number(n, "length", 16)
 		if err != nil {
 			return err
 		}
 		f.Length, f.FixedLength = uint16(v), true
+	case !tr.isKnown(l):
+		return tr.stop(n, "data %q: its length refers to %q, which is not an earlier integer field", f.Name, l)
 	default:
 		f.LengthField = l
 	}
@@ -492,22 +609,35 @@ func (pr *provider) length(n *node, f *payload.Field) error {
 
 // count reads an element count: count="0" is a scalar, as mc compiles it,
 // and any other number a fixed-size array.
-func (pr *provider) count(n *node, f *payload.Field) error {
+func (tr *templateReader) count(n *node, f *payload.Field) error {
 	c := strings.TrimSpace(n.attr("count"))
 	switch {
 	case c == "":
 	case isNumber(c):
-		v, err := pr.number(n, "count", 16)
+		v, err := tr.number(n, "count", 16)
 		if err != nil {
 			return err
 		}
 		if v > 0 {
 			f.Arity, f.Count = payload.FixedCount, uint16(v)
 		}
+	case !tr.isKnown(c):
+		return tr.stop(n, "%s %q: its count refers to %q, which is not an earlier integer field", n.name, f.Name, c)
 	default:
 		f.Arity, f.CountField = payload.CountFromField, c
 	}
 	return nil
+}
+
+// isInteger reports the in-types whose values a length or count can come
+// from, as payload.NewSchema takes them.
+func isInteger(t payload.InType) bool {
+	switch t {
+	case payload.InInt8, payload.InUInt8, payload.InInt16, payload.InUInt16, payload.InInt32, payload.InUInt32,
+		payload.InInt64, payload.InUInt64, payload.InHexInt32, payload.InHexInt64, payload.InPointer:
+		return true
+	}
+	return false
 }
 
 // local is the part of a QName after its prefix: "win:UInt32" → "UInt32".
@@ -535,18 +665,24 @@ func (pr *provider) event(n *node) (Event, error) {
 	e := &schema.Event{Provider: pr.name}
 	var tk *task
 	if name := n.attr("task"); name != "" {
-		if tk = pr.tasks[name]; tk == nil {
-			return Event{}, pr.errorf(n, "%s: task %q is not defined", what, name)
+		if tk = pr.tasks[name]; tk != nil {
+			e.Task = tk.display
+		} else if err := pr.undefined(n, what, "task", name); err != nil {
+			return Event{}, err
+		} else {
+			e.Task = name
 		}
-		e.Task = tk.display
 	}
 	var opValue uint8
 	if name := n.attr("opcode"); name != "" {
-		op, ok := pr.opcode(name, tk)
-		if !ok {
-			return Event{}, pr.errorf(n, "%s: opcode %q is not defined", what, name)
+		if op, ok := pr.opcode(name, tk); ok {
+			opValue, e.Opcode = op.value, op.display
+		} else if err := pr.undefined(n, what, "opcode", name); err != nil {
+			return Event{}, err
+		} else {
+			// The value is the record's; the name says it is no Info.
+			opValue, e.Opcode = unknownOpcode, name
 		}
-		opValue, e.Opcode = op.value, op.display
 	}
 	if name := n.attr("level"); name != "" {
 		d, ok := pr.levels[name]
@@ -560,7 +696,10 @@ func (pr *provider) event(n *node) (Event, error) {
 			d, ok = strings.TrimSpace(name), true
 		}
 		if !ok {
-			return Event{}, pr.errorf(n, "%s: level %q is not defined", what, name)
+			if err := pr.undefined(n, what, "level", name); err != nil {
+				return Event{}, err
+			}
+			d = name
 		}
 		e.Level = d
 	}
@@ -572,7 +711,10 @@ func (pr *provider) event(n *node) (Event, error) {
 			}
 		}
 		if !ok {
-			return Event{}, pr.errorf(n, "%s: keyword %q is not defined", what, name)
+			if err := pr.undefined(n, what, "keyword", name); err != nil {
+				return Event{}, err
+			}
+			d = name
 		}
 		e.Keywords = append(e.Keywords, d)
 	}
@@ -582,7 +724,10 @@ func (pr *provider) event(n *node) (Event, error) {
 			d, ok = winChannels[local(name)]
 		}
 		if !ok {
-			return Event{}, pr.errorf(n, "%s: channel %q is not defined", what, name)
+			if err := pr.undefined(n, what, "channel", name); err != nil {
+				return Event{}, err
+			}
+			d = name
 		}
 		e.Channel = d
 	}
@@ -606,6 +751,19 @@ func (pr *provider) event(n *node) (Event, error) {
 	ev.Schema = e
 	return ev, nil
 }
+
+// undefined is the error, or the warning, of an event that names a task,
+// opcode, level, keyword or channel the manifest does not define.
+func (pr *provider) undefined(n *node, what, kind, name string) error {
+	if pr.opts.Strict {
+		return pr.errorf(n, "%s: %s %q is not defined", what, kind, name)
+	}
+	return pr.tolerate(n, "events show it by that name", "provider %s: %s %q is not defined", pr.name, kind, name)
+}
+
+// unknownOpcode stands for the value of an opcode the manifest does not
+// define: not 0, so that the event's name shows the opcode's.
+const unknownOpcode = 0xFF
 
 // emptySchema is the payload of events without a template: none.
 var emptySchema = payload.MustSchema("", nil)

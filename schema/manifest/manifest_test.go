@@ -345,7 +345,7 @@ func TestErrors(t *testing.T) {
 		name, doc, msg string
 		line, col      int
 	}{
-		{"not XML", "hello", "no root element", 1, 6},
+		{"not XML", "hello", `not XML: it begins "hello"`, 0, 0},
 		{"unclosed", "<instrumentationManifest><instrumentation>", "unexpected EOF", 1, 43},
 		{"mismatched", "<a>\n  <b></a>", "element <b> closed by </a>", 2, 10},
 		{"two roots", "<a/><b/>", "a second root element <b>", 1, 5},
@@ -380,7 +380,7 @@ func TestErrors(t *testing.T) {
 		{"map value", fill(`<maps><valueMap name="M"><map value="0xZ" message="x"/></valueMap></maps>`), `<map value="0xZ">`, 4, 26},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := manifest.Parse([]byte(c.doc), "bad.man")
+			_, err := manifest.ParseWith([]byte(c.doc), "bad.man", manifest.Options{Strict: true})
 			require.Error(t, err)
 			var me *manifest.Error
 			require.True(t, errors.As(err, &me), "%T %v", err, err)
@@ -415,30 +415,48 @@ func TestLoadPaths(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a manifest <"), 0o644))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub.man"), 0o755))
 
-	s, err := manifest.LoadPaths(dir)
+	var warnings []string
+	warn := manifest.Options{Warn: func(err error) { warnings = append(warnings, err.Error()) }}
+	s, err := manifest.LoadPaths(warn, dir)
 	require.NoError(t, err)
 	assert.Equal(t, 16, s.Len())
+	assert.Equal(t, []string{filepath.Join(dir, "settings.xml") + ":1:1: no <provider> in <events>: not an instrumentation manifest; the file is passed over"}, warnings)
 	n, _ := s.ProviderName(uuid.MustParse("6d2c9a1e-1b4f-4c3a-9e0d-2f5b7a8c9d02"))
 	assert.Equal(t, "Etlkit-Other", n)
 
-	s, err = manifest.LoadPaths(testManifest)
+	s, err = manifest.LoadPaths(manifest.Options{}, testManifest)
 	require.NoError(t, err)
 	assert.Equal(t, 8, s.Len())
 
 	// A file named on its own must be a manifest.
-	_, err = manifest.LoadPaths(filepath.Join(dir, "settings.xml"))
+	_, err = manifest.LoadPaths(manifest.Options{}, filepath.Join(dir, "settings.xml"))
 	var me *manifest.Error
 	require.ErrorAs(t, err, &me)
 	assert.Contains(t, err.Error(), "settings.xml:1:1: no <provider>")
 
+	// One that is malformed is passed over; the others are read.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "c.man"), []byte("<a>\n<b>"), 0o644))
-	_, err = manifest.LoadPaths(dir)
+	warnings = nil
+	s, err = manifest.LoadPaths(warn, dir)
+	require.NoError(t, err)
+	assert.Equal(t, 16, s.Len())
+	require.Len(t, warnings, 2)
+	assert.Equal(t, filepath.Join(dir, "c.man")+":2:4: unexpected EOF; the file is passed over", warnings[0])
+	_, err = manifest.LoadPaths(manifest.Options{}, filepath.Join(dir, "c.man"))
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, filepath.Join(dir, "c.man"), me.Source)
 	assert.Equal(t, 2, me.Line)
 
-	_, err = manifest.LoadPaths(filepath.Join(dir, "missing.man"))
+	_, err = manifest.LoadPaths(manifest.Options{}, filepath.Join(dir, "missing.man"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	_, err = manifest.LoadPaths(t.TempDir())
+	_, err = manifest.LoadPaths(manifest.Options{}, t.TempDir())
 	assert.ErrorContains(t, err, "no .man or .xml file")
+
+	// Subdirectories are searched.
+	deep := filepath.Join(t.TempDir(), "a", "b")
+	require.NoError(t, os.MkdirAll(deep, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(deep, "a.man"), data, 0o644))
+	s, err = manifest.LoadPaths(manifest.Options{}, filepath.Dir(filepath.Dir(deep)))
+	require.NoError(t, err)
+	assert.Equal(t, 8, s.Len())
 }

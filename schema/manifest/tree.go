@@ -7,27 +7,33 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/etlkit/etlkit/buffer"
 )
 
-// Error reports a manifest that cannot be read: XML that is not well
-// formed, or elements that cannot describe events (an unknown type, a
-// reference to nothing). It names the source and the position of the
-// element at fault, and wraps buffer.ErrMalformed.
+// Error reports a manifest that cannot be read: data that is not XML, XML
+// that is not well formed, or elements that cannot describe events (an
+// unknown type, a reference to nothing). It names the source and the
+// position of the element at fault, and wraps buffer.ErrMalformed.
 type Error struct {
 	Source string
 	// Line and Column (1-based, in bytes) and Offset locate the element
-	// at fault, or the point where the XML broke off.
+	// at fault, or the point where the XML broke off; Line is 0 for data
+	// that is no XML at all.
 	Line, Column int
 	Offset       int64
 	Msg          string
 }
 
 func (e *Error) Error() string {
+	if e.Line == 0 {
+		return e.Source + ": " + e.Msg
+	}
 	return fmt.Sprintf("%s:%d:%d: %s", e.Source, e.Line, e.Column, e.Msg)
 }
 
@@ -70,6 +76,7 @@ func (n *node) has(name string) bool {
 // and so is everything inside UserData (a rendering fragment that may hold
 // any element names).
 func parseTree(data []byte, source string) (*node, error) {
+	raw := data
 	data, wide := toUTF8(data)
 	d := xml.NewDecoder(bytes.NewReader(data))
 	// Manifests are written in UTF-8 or UTF-16 (mc takes both); UTF-16 was
@@ -85,6 +92,14 @@ func parseTree(data []byte, source string) (*node, error) {
 	}
 	var root *node
 	var stack []*node
+	// Data that does not start as XML does, and has no element, is no
+	// XML at all: it is named by what it starts with instead of a place.
+	notXML := func(err *Error) *Error {
+		if root != nil || bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("<")) {
+			return err
+		}
+		return &Error{Source: source, Msg: "not XML: it begins " + preview(raw)}
+	}
 	for {
 		line, col := d.InputPos()
 		off := d.InputOffset()
@@ -93,7 +108,7 @@ func parseTree(data []byte, source string) (*node, error) {
 			break
 		}
 		if err != nil {
-			return nil, decodeError(d, source, err)
+			return nil, notXML(decodeError(d, source, err))
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -122,9 +137,28 @@ func parseTree(data []byte, source string) (*node, error) {
 		}
 	}
 	if root == nil {
-		return nil, decodeError(d, source, errors.New("no root element"))
+		return nil, notXML(decodeError(d, source, errors.New("no root element")))
 	}
 	return root, nil
+}
+
+// previewLength is how many characters of a file preview shows.
+const previewLength = 80
+
+// preview quotes the start of data for a message about what a file holds:
+// at most 80 characters, each that is not a printable character shown as
+// a dot, so that no binary reaches a terminal.
+func preview(data []byte) string {
+	var b strings.Builder
+	for n := 0; len(data) > 0 && n < previewLength; n++ {
+		r, size := utf8.DecodeRune(data)
+		data = data[size:]
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			r = '.'
+		}
+		b.WriteRune(r)
+	}
+	return strconv.Quote(b.String())
 }
 
 // toUTF8 converts a document that starts with a UTF-16 byte order mark,
@@ -170,9 +204,21 @@ func decodeError(d *xml.Decoder, source string, err error) *Error {
 	if errors.As(err, &se) {
 		msg = se.Msg
 	}
+	// The decoder's messages quote names and characters of the data.
+	msg = printable(msg)
 	// The decoder can stand at column 0 (just after a line break);
 	// positions here are 1-based.
 	return &Error{Source: source, Line: max(line, 1), Column: max(col, 1), Offset: d.InputOffset(), Msg: msg}
+}
+
+// printable replaces what is not a printable character in s with a dot.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return '.'
+		}
+		return r
+	}, s)
 }
 
 func errorAt(source string, n *node, format string, args ...any) *Error {

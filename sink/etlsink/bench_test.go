@@ -36,12 +36,15 @@ func (d *discardSeeker) Seek(off int64, whence int) (int64, error) {
 // is BenchmarkRead. The difference is the Writer's cost per record. The
 // whole-process comparison with cp is in the README: etlgen FILE, then
 // etldump --format etl -o OUT FILE against cp FILE OUT.
-func BenchmarkCopy(b *testing.B) { benchPass(b, true) }
+func BenchmarkCopy(b *testing.B) { benchPass(b, true, etlsink.CompressNever) }
+
+// BenchmarkCopyCompressed is BenchmarkCopy writing compressed buffers.
+func BenchmarkCopyCompressed(b *testing.B) { benchPass(b, true, etlsink.CompressAlways) }
 
 // BenchmarkRead is BenchmarkCopy without the Writer.
-func BenchmarkRead(b *testing.B) { benchPass(b, false) }
+func BenchmarkRead(b *testing.B) { benchPass(b, false, etlsink.CompressNever) }
 
-func benchPass(b *testing.B, write bool) {
+func benchPass(b *testing.B, write bool, compress etlsink.Compression) {
 	var in bytes.Buffer
 	res, err := etltest.WriteBenchmarkTrace(&in, 64<<20, 16)
 	if err != nil {
@@ -50,6 +53,7 @@ func benchPass(b *testing.B, write bool) {
 	data := in.Bytes()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	var written int64
 	for b.Loop() {
 		rd, err := etl.NewReader(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
@@ -61,7 +65,7 @@ func benchPass(b *testing.B, write bool) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if w, err = etlsink.NewWriter(&discardSeeker{}, &s.Header, etlsink.Options{}); err != nil {
+			if w, err = etlsink.NewWriter(&discardSeeker{}, &s.Header, etlsink.Options{Compression: compress}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -81,10 +85,14 @@ func benchPass(b *testing.B, write bool) {
 			if err := w.Close(); err != nil {
 				b.Fatal(err)
 			}
+			written = w.Stats().Bytes
 		}
 		if int64(n) != res.Records {
 			b.Fatalf("%d records, want %d", n, res.Records)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(res.Records), "ns/record")
+	if write {
+		b.ReportMetric(float64(written)/float64(len(data)), "out/in")
+	}
 }

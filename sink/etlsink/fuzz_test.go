@@ -8,6 +8,7 @@ import (
 
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/etltest"
+	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/seeds"
 	"github.com/etlkit/etlkit/order"
 	"github.com/etlkit/etlkit/sink/etlsink"
@@ -27,10 +28,21 @@ func FuzzRelog(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add(everyKind(f, etltest.DefaultSession()))
-	f.Fuzz(fuzzOne)
+	f.Fuzz(func(t *testing.T, in []byte) { fuzzOne(t, in, etlsink.CompressLikeInput) })
 }
 
-func fuzzOne(t *testing.T, in []byte) {
+// FuzzRelogCompressed is FuzzRelog writing every buffer compressed: the
+// encoder's output, in buffers of any content, reads back to the same
+// records, with both readers.
+func FuzzRelogCompressed(f *testing.F) {
+	for _, b := range seeds.Files() {
+		f.Add(b)
+	}
+	f.Add(everyKind(f, etltest.DefaultSession()))
+	f.Fuzz(func(t *testing.T, in []byte) { fuzzOne(t, in, etlsink.CompressAlways) })
+}
+
+func fuzzOne(t *testing.T, in []byte, compress etlsink.Compression) {
 	if len(in) > seeds.MaxFileSeed {
 		return
 	}
@@ -43,7 +55,7 @@ func fuzzOne(t *testing.T, in []byte) {
 	h := s.Header
 	h.BufferSize = min(h.BufferSize+0x1000, fuzzBufferSize)
 	var out memFile
-	w, err := etlsink.NewWriter(&out, &h, etlsink.Options{})
+	w, err := etlsink.NewWriter(&out, &h, etlsink.Options{Compression: compress})
 	require.NoError(t, err)
 	var want []rec
 	// No read-ahead: worker goroutines cost more than small inputs save.
@@ -61,5 +73,8 @@ func fuzzOne(t *testing.T, in []byte) {
 	require.Zero(t, errs)
 	require.NotNil(t, first)
 	requireSameRecords(t, want, got)
-	requireWalkAgrees(t, out.b, want)
+	walked := requireWalkAgrees(t, out.b, want)
+	if compress == etlsink.CompressAlways {
+		require.NotZero(t, walked.logFileMode&header.ModeCompressed)
+	}
 }

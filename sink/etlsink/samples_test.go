@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/sink/etlsink"
@@ -67,9 +68,17 @@ func TestSamplesRoundTrip(t *testing.T) {
 					}
 					rd, err := etl.NewReader(bytes.NewReader(in), int64(len(in)))
 					require.NoError(t, err)
+					if rd.Header().LogFileMode&header.ModeCompressed != 0 {
+						// Compressed as the input was: about its size.
+						assert.NotZero(t, w.compressed)
+						assert.LessOrEqual(t, len(out), 2*len(in)+etlsink.DefaultMaxBufferSize, "%d bytes written of %d", len(out), len(in))
+						t.Logf("%d bytes written of %d", len(out), len(in))
+					} else {
+						assert.Zero(t, w.compressed)
+					}
 					if rd.Header().RealTimeBackup == nil {
 						assert.Equal(t, 1, st.Replaced)
-						assert.Equal(t, rd.Header().BufferSize, uint32(w.bufferSize), "the session's buffer size is kept")
+						assert.Equal(t, min(rd.Header().BufferSize, etlsink.DefaultMaxBufferSize), uint32(w.bufferSize), "the session's buffer size is kept, up to the cap")
 					}
 				}
 			}

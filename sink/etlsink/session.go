@@ -105,8 +105,8 @@ func sameClock(a, b *etl.Header) bool {
 // names them; the header is that of the input that started first, with
 // the largest buffer size and processor count, the sums of the events and
 // buffers lost, the latest EndTime (0, to be worked out by the Writer,
-// when one is unknown), and no per-processor buffering only when every
-// input has none.
+// when one is unknown), no per-processor buffering only when every input
+// has none, and compressed mode when any input is compressed.
 func SessionFor(inputs ...Input) (*Session, error) {
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("etlsink: no input")
@@ -121,7 +121,7 @@ func SessionFor(inputs ...Input) (*Session, error) {
 	s := &Session{Header: *b, Base: base, Shifts: make([]time.Duration, len(inputs))}
 	h := &s.Header
 	h.BufferSize = 0
-	single := true
+	single, compressed := true, false
 	need := 0
 	s.StreamOrder = true
 	for i, in := range inputs {
@@ -152,6 +152,10 @@ func SessionFor(inputs ...Input) (*Session, error) {
 			}
 		}
 		single = single && ih.LogFileMode&header.ModeNoPerProcessorBuffering != 0
+		compressed = compressed || ih.LogFileMode&header.ModeCompressed != 0
+	}
+	if compressed {
+		h.LogFileMode |= header.ModeCompressed
 	}
 	if !single {
 		h.LogFileMode &^= header.ModeNoPerProcessorBuffering

@@ -85,6 +85,38 @@ func TestMergeTwoTraces(t *testing.T) {
 	assert.Greater(t, switches, 20)
 }
 
+// A trace merged from a compressed input and a plain one is compressed,
+// whichever started first; CompressNever writes it whole.
+func TestMergeCompressedWithPlain(t *testing.T) {
+	a := etltest.DefaultSession()
+	a.BufferSize = 0x1000
+	b := a
+	b.LogFileMode |= etltest.ModeCompressed
+	b.DataBuffer.Compress = true
+	ta := session(t, a, 2, a.HeaderTimeStamp+100, 1)
+	tb := session(t, b, 3, a.HeaderTimeStamp+103, 2)
+	s, err := etlsink.SessionFor(inputOf(t, "a", ta), inputOf(t, "b", tb))
+	require.NoError(t, err)
+	require.Equal(t, 0, s.Base)
+	assert.NotZero(t, s.Header.LogFileMode&header.ModeCompressed)
+
+	want := expected(t, nil, ta, tb)
+	for _, c := range []etlsink.Compression{etlsink.CompressLikeInput, etlsink.CompressNever} {
+		out, st := relog(t, nil, etlsink.Options{Compression: c}, ta, tb)
+		hdr, _, got, errs := readTrace(t, out)
+		require.Zero(t, errs)
+		requireSameRecords(t, want, got)
+		w := requireWalkAgrees(t, out, want)
+		if c == etlsink.CompressNever {
+			assert.Zero(t, hdr.LogFileMode&header.ModeCompressed)
+			assert.Zero(t, w.compressed)
+		} else {
+			assert.NotZero(t, hdr.LogFileMode&header.ModeCompressed)
+			assert.Equal(t, st.Buffers-1, w.compressed)
+		}
+	}
+}
+
 func TestMergeRefusesOtherClocks(t *testing.T) {
 	a := etltest.DefaultSession()
 	ta := session(t, a, 1, a.HeaderTimeStamp+1, 1)

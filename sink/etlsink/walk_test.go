@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/etlkit/etlkit/buffer/xca"
 )
 
 // This file is a second reader, written apart from packages buffer,
 // header, record and etl and sharing no code with them, from the format
-// notes alone: it walks a written trace buffer by buffer and record by
-// record, checks the invariants a trace written by ETW holds, and lists
-// each record's processor, header type and raw timestamp. Tests compare
-// what it finds with what the library reads from the input.
+// notes alone (compressed buffers are decompressed with package xca,
+// whose decoder reads ETW's own): it walks a written trace buffer by
+// buffer and record by record, checks the invariants a trace written by
+// ETW holds, and lists each record's processor, header type and raw
+// timestamp. Tests compare what it finds with what the library reads from
+// the input.
 
 // walkedRecord is one record as the second reader sees it.
 type walkedRecord struct {
@@ -25,6 +29,7 @@ type walkedRecord struct {
 type walked struct {
 	bufferSize     uint32
 	buffers        int
+	compressed     int // buffers written compressed
 	buffersWritten uint32
 	processors     uint32
 	logFileMode    uint32
@@ -37,8 +42,10 @@ type walked struct {
 
 var le = binary.LittleEndian
 
-// walkTrace reads b as an uncompressed trace and reports the first
-// invariant it breaks.
+// walkTrace reads b and reports the first invariant it breaks. In a
+// compressed trace (COMPRESSED_MODE), the header buffer is written whole
+// but may be smaller than the session's buffers, and the others are
+// compressed, each as long as its compressed bytes, or written whole.
 func walkTrace(b []byte) (*walked, error) {
 	w := &walked{perCPU: map[uint16][]walkedRecord{}}
 	if len(b) < 0x48 {
@@ -65,23 +72,43 @@ func walkTrace(b []byte) (*walked, error) {
 			cpu = ctx & 0x7FF
 		}
 		first := off == 0
+		compressed := flags&0x40 != 0
 		switch {
 		case first && w.bufferSize == 0:
 			// The session's buffer size is read from the header record below.
+		case compressed && w.logFileMode&0x04000000 == 0:
+			return nil, fmt.Errorf("buffer %d: compressed in a trace that is not", w.buffers)
+		case compressed:
+			if size <= 0x48 || size >= w.bufferSize {
+				return nil, fmt.Errorf("buffer %d: compressed to 0x%x bytes, session 0x%x", w.buffers, size, w.bufferSize)
+			}
 		case size != w.bufferSize:
 			return nil, fmt.Errorf("buffer %d: BufferSize 0x%x, session 0x%x", w.buffers, size, w.bufferSize)
 		}
 		if off+int(size) > len(b) {
 			return nil, fmt.Errorf("buffer %d: 0x%x bytes run past the end of the file", w.buffers, size)
 		}
-		if end < 0x48 || end > size || end%8 != 0 || saved != end || current != end {
+		if end < 0x48 || (end > size && !compressed) || end%8 != 0 || saved != end || current != end ||
+			(compressed && end > w.bufferSize) {
 			return nil, fmt.Errorf("buffer %d: Offset 0x%x, SavedOffset 0x%x, CurrentOffset 0x%x in 0x%x bytes", w.buffers, end, saved, current, size)
 		}
-		if state != 3 || flags&0x40 != 0 {
+		if state != 3 || (first && compressed) {
 			return nil, fmt.Errorf("buffer %d: state %d, flags 0x%x", w.buffers, state, flags)
 		}
-		if tail := b[off+int(end) : off+int(size)]; bytes.Count(tail, []byte{0xFF}) != len(tail) {
-			return nil, fmt.Errorf("buffer %d: bytes after Offset 0x%x are not all 0xFF", w.buffers, end)
+		var buf []byte
+		if compressed {
+			w.compressed++
+			buf = make([]byte, end)
+			copy(buf, h)
+			n, err := xca.DecompressLZ77(buf[0x48:], b[off+0x48:off+int(size)])
+			if err != nil || n != int(end)-0x48 {
+				return nil, fmt.Errorf("buffer %d: 0x%x bytes decompressed of 0x%x: %v", w.buffers, n, end-0x48, err)
+			}
+		} else {
+			buf = b[off : off+int(end)]
+			if tail := b[off+int(end) : off+int(size)]; bytes.Count(tail, []byte{0xFF}) != len(tail) {
+				return nil, fmt.Errorf("buffer %d: bytes after Offset 0x%x are not all 0xFF", w.buffers, end)
+			}
 		}
 		if first {
 			if kind != 4 || seq != 0 || flags&0x01 == 0 {
@@ -93,7 +120,7 @@ func walkTrace(b []byte) (*walked, error) {
 			}
 			lastSeq = seq
 		}
-		recs, err := walkRecords(b[off:off+int(end)], stamp)
+		recs, err := walkRecords(buf, stamp)
 		if err != nil {
 			return nil, fmt.Errorf("buffer %d: %w", w.buffers, err)
 		}
@@ -104,8 +131,8 @@ func walkTrace(b []byte) (*walked, error) {
 			if err := w.readLogfileHeader(b[off:], recs); err != nil {
 				return nil, err
 			}
-			if size != w.bufferSize {
-				return nil, fmt.Errorf("header buffer of 0x%x bytes, session 0x%x", size, w.bufferSize)
+			if size != w.bufferSize && (w.logFileMode&0x04000000 == 0 || size > w.bufferSize || size%0x200 != 0) {
+				return nil, fmt.Errorf("header buffer of 0x%x bytes, session 0x%x, mode 0x%x", size, w.bufferSize, w.logFileMode)
 			}
 			w.header = recs[1:]
 		} else {

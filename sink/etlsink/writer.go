@@ -13,12 +13,14 @@
 // sequence number, its processor, its Offset and SavedOffset at the end of
 // its records and its TimeStamp at its latest record, so that a reader that
 // merges the processors' streams by time gets the records back in the order
-// they were written.
+// they were written. A trace of a compressed session is written
+// compressed, as ETW's relogger writes one (see Options.Compression).
 //
 // Memory stays bounded: one buffer per processor being written, within
-// Options.MemoryLimit, and at most four batches of 1 MiB (or of one buffer
+// Options.MemoryLimit, at most four batches of 1 MiB (or of one buffer
 // each, when buffers are larger) of finished buffers on their way to the
-// file. The output must be an io.WriteSeeker (a file):
+// file, and when compressing one buffer more to compress into. Buffers are
+// at most Options.MaxBufferSize, whatever the input's. The output must be an io.WriteSeeker (a file):
 // Close goes back to the header buffer to record how many buffers were
 // written and when the trace ends.
 package etlsink
@@ -32,6 +34,7 @@ import (
 	"sync/atomic"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/buffer/xca"
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
@@ -41,6 +44,14 @@ import (
 // when Options.MemoryLimit is 0: 1024 processors of 64 KiB buffers.
 const DefaultMemoryLimit = 64 << 20
 
+// DefaultMaxBufferSize bounds the buffers a Writer writes when
+// Options.MaxBufferSize is 0: the smallest multiple of 4 KiB that holds a
+// record of the largest size (0xFFFF bytes) after a buffer header. A
+// session's buffers can be up to 16 MiB; written at that size, a trace
+// with a few records per processor would be mostly padding, and a Writer
+// would hold 16 MiB per processor.
+const DefaultMaxBufferSize = 0x11000
+
 // Options tunes a Writer. The zero value is ready to use.
 type Options struct {
 	// MemoryLimit bounds the bytes of the buffers held open at a time, one
@@ -49,7 +60,27 @@ type Options struct {
 	// full, as ETW flushes a buffer on a timer. One buffer is always
 	// allowed.
 	MemoryLimit int
+	// MaxBufferSize bounds the size of the buffers written (see
+	// NewWriter); 0 means DefaultMaxBufferSize. Below it, a record of the
+	// largest size does not fit, and Write refuses such records.
+	MaxBufferSize int
+	// Compression says whether buffers are written compressed.
+	Compression Compression
 }
+
+// Compression says whether a Writer compresses the buffers it writes.
+type Compression uint8
+
+const (
+	// CompressLikeInput compresses when the header given to NewWriter is
+	// that of a compressed session (header.ModeCompressed in LogFileMode),
+	// as a relogged trace is: a trace stays about its input's size.
+	CompressLikeInput Compression = iota
+	// CompressNever writes every buffer whole.
+	CompressNever
+	// CompressAlways compresses.
+	CompressAlways
+)
 
 // ErrClosed is returned by a Writer used after Close.
 var ErrClosed = errors.New("etlsink: writer is closed")
@@ -91,6 +122,11 @@ type Writer struct {
 	limit     int
 	err       error // the first write error; it ends the trace
 	done      bool  // Close was called
+	// compress: buffers of records are written compressed, each its
+	// header then its records in MS-XCA Plain LZ77, as ETW writes a
+	// compressed session's; zbuf is where they are compressed.
+	compress bool
+	zbuf     []byte
 
 	lh      header.LogfileHeader
 	rec     header.SystemHeader // the fields of the logfile-header record's own header
@@ -131,6 +167,7 @@ type Writer struct {
 // buffer is finished by refilling what lies between its end and there.
 type page struct {
 	b     []byte
+	out   []byte // what is written: b, or its start when compressed
 	dirty int
 	keep  bool // the header buffer's: not handed back for reuse
 }
@@ -169,19 +206,22 @@ type stream struct {
 // (SessionFor). The logfile-header record is written with h's fields but
 // for these, which describe the new file:
 //
-//   - BufferSize: h.BufferSize rounded up to a multiple of 8, and raised
-//     when the logfile-header record would not fit in a buffer; at most
-//     buffer.MaxSessionBufferSize.
+//   - BufferSize: h.BufferSize rounded up to a multiple of 8, at most
+//     Options.MaxBufferSize, and raised when the logfile-header record
+//     would not fit in a buffer.
 //   - LogFileMode: the bits of circular, appending, new-file, preallocated,
 //     real-time, delayed-open, in-memory and compressed sessions (and the
 //     hybrid-shutdown ones) cleared; FILE_MODE_SEQUENTIAL and RELOG_MODE
-//     set. The output is never compressed.
+//     set, and COMPRESSED_MODE when the Writer compresses
+//     (Options.Compression).
 //   - BuffersWritten: the buffers written, the header buffer included.
 //   - EndTime: h.EndTime, or when it is 0 the time of the latest record.
 //   - NumberOfProcessors: raised to cover every processor written, unless
 //     the session has no per-processor buffering.
 //   - The log-format version (SubVersion.SubMinorVersion) 1.5 when h gives
-//     0.0, and PointerSize that of the form when h's is neither 4 nor 8.
+//     0.0, or 2.0 when below that and the Writer compresses, as ETW marks
+//     compressed files; PointerSize that of the form when h's is neither 4
+//     nor 8.
 //   - The 32-bit form (SYSTEM32, 0x110 bytes) when h.HeaderType is
 //     SYSTEM32, otherwise the 64-bit form.
 //
@@ -194,6 +234,15 @@ func NewWriter(out io.WriteSeeker, h *etl.Header, opts Options) (*Writer, error)
 		return nil, fmt.Errorf("etlsink: the output cannot seek: %w", err)
 	}
 	w := &Writer{out: out, base: base, limit: opts.MemoryLimit, maxCPU: -1}
+	switch opts.Compression {
+	case CompressLikeInput:
+		w.compress = h.LogFileMode&header.ModeCompressed != 0
+	case CompressAlways:
+		w.compress = true
+	case CompressNever:
+	default:
+		return nil, fmt.Errorf("etlsink: unknown Compression %d", opts.Compression)
+	}
 	if w.limit <= 0 {
 		w.limit = DefaultMemoryLimit
 	}
@@ -209,8 +258,14 @@ func NewWriter(out io.WriteSeeker, h *etl.Header, opts Options) (*Writer, error)
 	if lh.SubVersion == 0 && lh.SubMinorVersion == 0 {
 		lh.SubVersion, lh.SubMinorVersion = 1, 5
 	}
+	if w.compress && lh.SubVersion < 2 {
+		lh.SubVersion, lh.SubMinorVersion = 2, 0
+	}
 	lh.Version = uint32(lh.MajorVersion) | uint32(lh.MinorVersion)<<8 | uint32(lh.SubVersion)<<16 | uint32(lh.SubMinorVersion)<<24
 	lh.LogFileMode = lh.LogFileMode&^modeDropped | header.ModeFileSequential | header.ModeRelog
+	if w.compress {
+		lh.LogFileMode |= header.ModeCompressed
+	}
 	w.single = lh.LogFileMode&header.ModeNoPerProcessorBuffering != 0
 	w.endTime = lh.EndTime == 0
 	w.rec = header.SystemHeader{Version: 2, ThreadId: h.ThreadId, ProcessId: h.ProcessId, SystemTime: h.RawTimeStamp}
@@ -219,12 +274,16 @@ func NewWriter(out io.WriteSeeker, h *etl.Header, opts Options) (*Writer, error)
 		return nil, fmt.Errorf("etlsink: %w", err)
 	}
 	w.recLen = len(rec)
-	size := header.Align(int(lh.BufferSize))
+	largest := opts.MaxBufferSize
+	if largest == 0 {
+		largest = DefaultMaxBufferSize
+	}
+	if largest < 0 || largest > buffer.MaxSessionBufferSize {
+		return nil, fmt.Errorf("etlsink: MaxBufferSize 0x%x is not within ETW's 0x%x", largest, buffer.MaxSessionBufferSize)
+	}
+	size := header.Align(int(min(lh.BufferSize, uint32(largest))))
 	if need := buffer.HeaderSize + header.Align(w.recLen); size < need {
 		size = roundPage(need)
-	}
-	if size > buffer.MaxSessionBufferSize {
-		return nil, fmt.Errorf("etlsink: buffer size 0x%x is larger than ETW's 0x%x", lh.BufferSize, buffer.MaxSessionBufferSize)
 	}
 	w.size = size
 	w.maxRecord = min(header.MaxRecordSize, size-buffer.HeaderSize)
@@ -244,17 +303,17 @@ func (w *Writer) send(p *page) {
 		w.finished = make(chan struct{})
 		go w.output()
 	}
-	w.pos += int64(len(p.b))
-	w.stats.Bytes += int64(len(p.b))
+	w.pos += int64(len(p.out))
+	w.stats.Bytes += int64(len(p.out))
 	if w.queue != nil {
 		w.batch = append(w.batch, p)
-		if w.batched += len(p.b); w.batched >= batchBytes {
+		if w.batched += len(p.out); w.batched >= batchBytes {
 			w.handOver()
 		}
 		return
 	}
 	if w.err == nil {
-		if _, err := w.out.Write(p.b); err != nil {
+		if _, err := w.out.Write(p.out); err != nil {
 			w.err = fmt.Errorf("etlsink: writing the trace: %w", err)
 		}
 	}
@@ -287,7 +346,7 @@ func (w *Writer) output() {
 	for batch := range w.queue {
 		for _, p := range batch {
 			if !failed {
-				if _, err := w.out.Write(p.b); err != nil {
+				if _, err := w.out.Write(p.out); err != nil {
 					werr := fmt.Errorf("etlsink: writing the trace: %w", err)
 					w.outErr.Store(&werr)
 					failed = true
@@ -629,14 +688,19 @@ func (w *Writer) flush(s *stream, last bool) {
 		h.BufferFlag |= buffer.FlagFlushMarker
 	}
 	h.SetProcessor(s.cpu, s.index)
-	w.emit(s, &h)
+	if w.compress {
+		w.emitCompressed(s, &h)
+	} else {
+		w.emit(s, &h, w.size)
+	}
 	w.seq++
 	s.p = nil
 	w.open--
 }
 
-// emit finishes the page of s under header h and writes it.
-func (w *Writer) emit(s *stream, h *buffer.Header) {
+// emit finishes the page of s under header h and writes its first size
+// bytes.
+func (w *Writer) emit(s *stream, h *buffer.Header, size int) {
 	p := s.p
 	h.Put(p.b)
 	// put writes at most 8 bytes past the end of the records.
@@ -644,6 +708,33 @@ func (w *Writer) emit(s *stream, h *buffer.Header) {
 		fill(p.b[s.used:dirty], w.ones())
 	}
 	p.dirty = s.used
+	p.out = p.b[:size]
+	w.stats.Buffers++
+	w.send(p)
+}
+
+// emitCompressed writes the page of s compressed, as ETW writes a
+// compressed session's buffers: the header, whose BufferSize is the bytes
+// written and whose Offset is the end of the records, then the records in
+// Plain LZ77, with no padding after them. A buffer that does not compress
+// to less than its size is written whole.
+func (w *Writer) emitCompressed(s *stream, h *buffer.Header) {
+	p := s.p
+	w.zbuf = xca.CompressLZ77(w.zbuf[:0], p.b[buffer.HeaderSize:s.used])
+	n := buffer.HeaderSize + len(w.zbuf)
+	if n >= len(p.b) {
+		w.emit(s, h, len(p.b))
+		return
+	}
+	// The records are not needed any more: the compressed bytes take
+	// their place, and the page's tail is refilled when it is next
+	// written whole.
+	p.dirty = max(p.dirty, min(s.used+8, len(p.b)), n)
+	copy(p.b[buffer.HeaderSize:], w.zbuf)
+	h.BufferSize = uint32(n)
+	h.BufferFlag |= buffer.FlagCompressed
+	h.Put(p.b)
+	p.out = p.b[:n]
 	w.stats.Buffers++
 	w.send(p)
 }
@@ -651,7 +742,7 @@ func (w *Writer) emit(s *stream, h *buffer.Header) {
 // headerBuffer is the WMI_BUFFER_HEADER of the header buffer.
 func (w *Writer) headerBuffer() buffer.Header {
 	h := buffer.Header{
-		BufferSize:    uint32(w.size),
+		BufferSize:    uint32(w.headerSize()),
 		SavedOffset:   uint32(w.hdr.used),
 		CurrentOffset: uint32(w.hdr.used),
 		State:         buffer.StateFlush,
@@ -682,9 +773,22 @@ func (w *Writer) writeHeaderBuffer() error {
 	w.hdrDone = true
 	w.putLogfileRecord()
 	h := w.headerBuffer()
-	w.emit(&w.hdr, &h)
+	w.emit(&w.hdr, &h, int(h.BufferSize))
 	return w.err
 }
+
+// headerSize is the size of the header buffer: the buffer size, or in a
+// compressed trace, whose buffers need not share a size, its records
+// rounded up to 512 bytes, as ETW's relogger writes it.
+func (w *Writer) headerSize() int {
+	if !w.compress {
+		return w.size
+	}
+	return min((w.hdr.used+headerRounding-1)&^(headerRounding-1), w.size)
+}
+
+// headerRounding is the granule of a compressed trace's header buffer.
+const headerRounding = 0x200
 
 // Close writes every open buffer, the last of each stream marked
 // FLUSH_MARKER, then goes back to the logfile-header record to write the

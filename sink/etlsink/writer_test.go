@@ -111,7 +111,14 @@ func TestRoundTripEveryKind(t *testing.T) {
 			assert.Equal(t, inFirst.Flags, first.Flags)
 			assert.Equal(t, inFirst.Type, first.Type)
 			assert.EqualValues(t, st.Buffers, hdr.BuffersWritten)
-			assert.Zero(t, hdr.LogFileMode&header.ModeCompressed)
+			assert.Equal(t, s.LogFileMode&etltest.ModeCompressed, hdr.LogFileMode&header.ModeCompressed, "compressed as the input was")
+			if s.DataBuffer.Compress {
+				assert.Equal(t, st.Buffers-1, w.compressed, "every buffer but the header buffer compressed")
+				assert.Less(t, len(out), len(in), "smaller than 4 KiB buffers written whole")
+				assert.EqualValues(t, 2, hdr.SubVersion, "log-format version 2.0")
+			} else {
+				assert.Zero(t, w.compressed)
+			}
 			assert.NotZero(t, hdr.LogFileMode&header.ModeRelog)
 			assert.Equal(t, s.LogFileMode&etltest.ModeNoPerProcessorBuffering, hdr.LogFileMode&header.ModeNoPerProcessorBuffering)
 			assert.Equal(t, s.EndTime, hdr.EndTime)
@@ -317,11 +324,18 @@ func TestNewWriterRefuses(t *testing.T) {
 	_, err = etlsink.NewWriter(noSeek{io.Discard}, rd.Header(), etlsink.Options{})
 	assert.ErrorContains(t, err, "cannot seek")
 	h := *rd.Header()
-	h.BufferSize = 32 << 20
-	_, err = etlsink.NewWriter(&memFile{}, &h, etlsink.Options{})
-	assert.ErrorContains(t, err, "larger than")
-	h.BufferSize = 0x40 // raised to hold the logfile-header record
+	_, err = etlsink.NewWriter(&memFile{}, &h, etlsink.Options{MaxBufferSize: 32 << 20})
+	assert.ErrorContains(t, err, "not within")
+	h.BufferSize = 32 << 20 // capped
 	w, err := etlsink.NewWriter(&memFile{}, &h, etlsink.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, etlsink.DefaultMaxBufferSize, w.BufferSize())
+	h.BufferSize = 16 << 20
+	w, err = etlsink.NewWriter(&memFile{}, &h, etlsink.Options{MaxBufferSize: 0x8000})
+	require.NoError(t, err)
+	assert.Equal(t, 0x8000, w.BufferSize())
+	h.BufferSize = 0x40 // raised to hold the logfile-header record
+	w, err = etlsink.NewWriter(&memFile{}, &h, etlsink.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, 0x1000, w.BufferSize())
 	require.NoError(t, w.Close())

@@ -50,7 +50,7 @@ func run(in, out string) error {
 	if err != nil {
 		return err
 	}
-	provs, err := manifest.Parse(data, filepath.Base(in))
+	provs, err := manifest.ParseWith(data, filepath.Base(in), manifest.Options{Strict: true})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/etlkit/etlkit/describe"
+	"github.com/etlkit/etlkit/filter"
+	"github.com/etlkit/etlkit/record"
+	"github.com/etlkit/etlkit/schema/kernel"
+	"github.com/etlkit/etlkit/sink/profilesink"
+	"github.com/etlkit/etlkit/stacks"
+)
+
+// The profile formats: the CPU samples of a trace (or the events
+// --stacks-of names), with their stacks, as pprof, speedscope or folded
+// stacks (package sink/profilesink).
+var profileFormats = []string{"pprof", "speedscope", "folded"}
+
+func isProfileFormat(f string) bool {
+	for _, p := range profileFormats {
+		if f == p {
+			return true
+		}
+	}
+	return false
+}
+
+// profileOptions are the flags of the profile formats.
+type profileOptions struct {
+	by       string   // thread or process: one speedscope profile per
+	stacksOf []string // event names whose stacks are wanted instead of the CPU samples
+}
+
+// profileFlags are the flags of the profile formats.
+func profileFlags(o *options) []*flagDef {
+	return []*flagDef{
+		{name: "profile-by", arg: "thread|process", help: "with --format speedscope: one profile per thread (default) or per process",
+			set: oneOf(&o.profile.by, "thread or process", "thread", "process")},
+		{name: "stacks-of", arg: "EVENTNAME", help: "with --format pprof, speedscope or folded: profile the stacks of these events (CSwitch, FileIO/Create, GC/AllocationTick; repeatable), each weighing 1, instead of the CPU samples",
+			set: func(v string) error {
+				if strings.TrimSpace(v) == "" {
+					return fmt.Errorf("empty name: want an event name as EventName shows it (CSwitch, GC/AllocationTick)")
+				}
+				o.profile.stacksOf = append(o.profile.stacksOf, strings.TrimSpace(v))
+				return nil
+			}},
+	}
+}
+
+// checkProfile settles the flags of the profile formats: one input read
+// whole in time order, since every kind of record (images, threads, the
+// .NET runtime's methods, stacks) goes into the profile; --pid, --from and
+// --to choose the samples.
+func (o *options) checkProfile() error {
+	if !isProfileFormat(o.format) {
+		switch {
+		case o.profile.by != "":
+			return usagef("--profile-by applies to --format speedscope")
+		case len(o.profile.stacksOf) > 0:
+			return usagef("--stacks-of applies to --format pprof, speedscope and folded")
+		}
+		return nil
+	}
+	s := &o.session
+	switch {
+	case o.view != "":
+		return usagef("--format %s writes a profile; it cannot be combined with --%s", o.format, o.view)
+	case len(o.files) > 1:
+		return usagef("--format %s profiles one trace: give one input", o.format)
+	case o.order != "time":
+		return usagef("--format %s joins stacks in time order; --order %s cannot be combined with it", o.format, o.order)
+	case o.message:
+		return usagef("--message applies to --format text")
+	case o.profile.by != "" && o.format != "speedscope":
+		return usagef("--profile-by applies to --format speedscope")
+	case len(o.entries) > 0 || o.level != 0 || o.matchAny != 0 || o.matchAll != 0 || s.IgnoreKeyword0 ||
+		len(s.EventIDs.IDs) > 0 || len(s.EventNames.Names) > 0 || len(s.Opcodes) > 0:
+		return usagef("--format %s reads every record to join stacks and name frames: of the filters it takes --pid, --from and --to, which choose the samples", o.format)
+	}
+	return nil
+}
+
+// profile writes the profile of the input to the output.
+func (d *dumper) profile() {
+	in := d.inputs[0]
+	var timeFilter *filter.Filter
+	if s := d.opts.session; s.From != (filter.TimeBound{}) || s.To != (filter.TimeBound{}) {
+		var err error
+		timeFilter, err = filter.Compile(filter.Options{TraceStart: d.traceStart()}, filter.Session{From: s.From, To: s.To})
+		if err != nil {
+			fmt.Fprintf(d.stderr, "etldump: filter: %v\n", err)
+			d.fail(exitFatal)
+			return
+		}
+	}
+	pids := map[uint32]bool{}
+	for _, p := range d.opts.session.ProcessIDs {
+		pids[p] = true
+	}
+
+	var sel func(r *record.Record) bool
+	if names := d.opts.profile.stacksOf; len(names) > 0 {
+		sel = d.eventsNamed(names)
+	}
+	if timeFilter != nil {
+		chosen := sel
+		sel = func(r *record.Record) bool {
+			if chosen == nil {
+				if g, ok := kernel.Group(r); !ok || g != groupPerfInfo || r.EventDescriptor.Opcode != opSample {
+					return false
+				}
+			} else if !chosen(r) {
+				return false
+			}
+			return timeFilter.Match(r)
+		}
+	}
+
+	var prof *profilesink.Profile
+	j := stacks.NewJoiner(stacks.Options{Select: sel, Emit: func(s *stacks.Sample) {
+		if len(pids) > 0 && (!s.PIDKnown || !pids[s.PID]) {
+			return
+		}
+		prof.Add(s)
+	}})
+	prof = profilesink.New(j, profilesink.Options{Name: in.name, Clock: &in.f.Header().Clock,
+		Timeline: d.opts.format == "speedscope", ByProcess: d.opts.profile.by == "process"})
+	n := 0
+	d.ordered()(func(r *record.Record, err error) bool {
+		if n++; n&(ticksPerRecord-1) == 0 {
+			d.progress.tick(r)
+		}
+		if err == nil {
+			j.Add(r)
+		}
+		return true
+	})
+	j.Close()
+	var err error
+	switch d.opts.format {
+	case "pprof":
+		err = prof.WritePprof(d.w)
+	case "speedscope":
+		err = prof.WriteSpeedscope(d.w)
+	default:
+		err = prof.WriteFolded(d.w)
+	}
+	if err != nil && d.err == nil {
+		d.err = err
+	}
+}
+
+// Kernel group and opcode of PerfInfo/Sample.
+const (
+	groupPerfInfo = 0x0F
+	opSample      = 46
+)
+
+// eventsNamed chooses the records whose event is one of names, as
+// EventName shows it, alone or after its provider's name, in any case.
+func (d *dumper) eventsNamed(names []string) func(r *record.Record) bool {
+	z := newDescriber(false, d.learnTrace(), d.manifests, nil)
+	want := map[string]bool{}
+	for _, n := range names {
+		want[strings.ToLower(n)] = true
+	}
+	known := map[[2]string]bool{}
+	var desc describe.Description
+	return func(r *record.Record) bool {
+		z.describe(r, &desc)
+		if desc.EventName == "" {
+			return false
+		}
+		k := [2]string{desc.ProviderName, desc.EventName}
+		hit, ok := known[k]
+		if !ok {
+			hit = want[strings.ToLower(desc.EventName)] || want[strings.ToLower(desc.ProviderName+"/"+desc.EventName)]
+			known[k] = hit
+		}
+		return hit
+	}
+}
