@@ -19,6 +19,10 @@ import (
 // reached by stepping). The scan reads the input from the damaged header
 // forward once, so it is linear in the input, and the walk never scans
 // the same bytes twice.
+//
+// What no check catches is a header damaged into one that looks sound in
+// every field, its size landing exactly on a later buffer: the buffers it
+// spans are read as its own records, or fail to decompress with it.
 
 // resyncChunk is how many bytes the scan reads at a time.
 const resyncChunk = 64 << 10

@@ -217,7 +217,14 @@ func (w *Walker) Next(b *Buffer) error {
 	b.Header = h
 	if h.BufferSize == 0 && (w.extent != nil || isZero(w.hdr[:])) {
 		// A header of zero bytes marks the zero-filled tail of a
-		// preallocated file.
+		// preallocated file, unless buffers follow it: then it is damage
+		// (a zeroed block of the disk), which costs its buffer only.
+		if w.extent == nil && !w.NoResync && !w.trusted {
+			if next := w.find(off); next >= 0 {
+				w.index++
+				return w.resync(b, off, index, "a buffer header of zero bytes, with buffers after it", next)
+			}
+		}
 		w.done = true
 		w.ZeroTail = true
 		return io.EOF
