@@ -30,7 +30,6 @@ var resyncTraces = sync.OnceValues(func() ([2]resyncTrace, error) {
 		var offs []int64
 		data, _, err := etltest.Build(s, func(b *etltest.Builder) error {
 			for k := range 24 {
-				offs = append(offs, b.Offset())
 				var recs []etltest.Record
 				for j := range 1 + k%5 {
 					// Payloads of 0xEE: nothing in them looks like a header.
@@ -45,7 +44,22 @@ var resyncTraces = sync.OnceValues(func() ([2]resyncTrace, error) {
 		if err != nil {
 			return out, err
 		}
-		out[i] = resyncTrace{data: data, offs: append([]int64{0}, offs...)}
+		// The offsets of the sound walk: the builder places the header
+		// buffer itself.
+		offs = offs[:0]
+		w := buffer.NewWalker(bytes.NewReader(data), int64(len(data)))
+		var b buffer.Buffer
+		for {
+			err := w.Next(&b)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return out, err
+			}
+			offs = append(offs, b.FileOffset)
+		}
+		out[i] = resyncTrace{data: data, offs: offs}
 		if !compressed {
 			out[i].session = s.BufferSize
 		}
@@ -84,6 +98,9 @@ func FuzzResync(f *testing.F) {
 		tr := traces[0]
 		if compressed {
 			tr = traces[1]
+		}
+		if len(tr.offs) != 25 || tr.offs[1] == 0 {
+			t.Fatalf("the trace has buffers at %v, want the header's and 24 more", tr.offs)
 		}
 		data := bytes.Clone(tr.data)
 		k := -1 // the buffer whose header the damage stays in
