@@ -152,7 +152,8 @@ func (w *Walker) check(h *Header, off int64, index int) (why string, next int64)
 }
 
 // followed reports whether a buffer ending at end is followed by the end
-// of the input, a zero-filled tail, or a likely buffer header. A header it
+// of the input, a zero-filled tail, or a likely buffer header of a buffer
+// that fits in the input. A header it
 // reads is kept for Next, which is usually about to read it.
 func (w *Walker) followed(end int64) bool {
 	if end >= w.size {
@@ -171,7 +172,9 @@ func (w *Walker) followed(end int64) bool {
 	}
 	w.peek, w.peekAt = hdr, end+1
 	h, _ := ParseHeader(hdr[:])
-	return w.likely(&h)
+	// The buffer after it must fit in the input too, but for a last
+	// buffer of the session's size cut short.
+	return w.likely(&h) && (end+int64(h.BufferSize) <= w.size || w.sessionSized(&h))
 }
 
 // candidate reports whether the walk can go on at p, where hdr, the bytes
