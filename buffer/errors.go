@@ -38,9 +38,15 @@ type FormatError struct {
 }
 
 func (e *FormatError) Error() string {
-	s := fmt.Sprintf("offset 0x%x: ", e.Offset)
+	return fmt.Sprintf("offset 0x%x: ", e.Offset) + e.Detail()
+}
+
+// Detail is the error without its offset: the buffer, the reason and the
+// sentinel's text, for a message that gives the offset apart.
+func (e *FormatError) Detail() string {
+	var s string
 	if e.Buffer >= 0 {
-		s += fmt.Sprintf("buffer %d: ", e.Buffer)
+		s = fmt.Sprintf("buffer %d: ", e.Buffer)
 	}
 	s += e.Reason
 	if e.Err != nil {

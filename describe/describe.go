@@ -20,10 +20,11 @@ import (
 
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/record/tracelogging"
 	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/dotnet"
 	"github.com/etlkit/etlkit/schema/kernel"
+	"github.com/etlkit/etlkit/schema/tracelogging"
+	"github.com/etlkit/etlkit/schema/wpp"
 )
 
 // Description is what a Describer says of one record. Its Fields are valid
@@ -50,6 +51,11 @@ type Description struct {
 	// Kernel marks kernel records, with their group.
 	Kernel bool
 	Group  uint8
+	// WPP is the TMF entry of a WPP message that Options.WPP holds; the
+	// Fields are then Message (the text its format string gives), Level
+	// and Flags (those the entry names) and the arguments, and Err says
+	// which argument the record holds less of than the entry says.
+	WPP *wpp.Message
 }
 
 // Options choose the sources beyond the built-in ones.
@@ -72,6 +78,14 @@ type Options struct {
 	// trace learned (Learner.TypeNames): the Describer starts from a
 	// copy, so that an event names a type the runtime logs only after it.
 	TypeNames *dotnet.TypeNames
+	// WPP, when set, holds the TMF messages WPP records are named and
+	// decoded with: the module and function (or message name) name the
+	// record, and its arguments fill the message's text.
+	WPP *wpp.Set
+	// WPPPointerSize sizes the pointers of the WPP messages whose header
+	// does not give their provider's width (those written before Vista):
+	// the logfile header's pointer size; 0 stands for 8.
+	WPPPointerSize int
 }
 
 // Describer describes records.
@@ -90,6 +104,8 @@ type Describer struct {
 	// foundAdds is the sets' Adds it holds for.
 	found     [foundSlots]setLookup
 	foundAdds uint64
+	// text holds the text of the last WPP message described.
+	text []byte
 }
 
 // foundSlots is the number of keys the Describer remembers: a trace's
@@ -131,6 +147,9 @@ func (z *Describer) keep(vals []payload.Value) {
 // (for counts and filters), which is much cheaper.
 func (z *Describer) Describe(r *record.Record, d *Description, withPayload bool) {
 	*d = Description{Fields: d.Fields[:0]}
+	if r.HeaderType == header.TypeMessage && z.opts.WPP != nil && z.wpp(r, d, withPayload) {
+		return
+	}
 	if g, ok := kernel.Group(r); ok {
 		d.Kernel, d.Group = true, g
 		d.ProviderName = kernel.ProviderName
@@ -157,6 +176,42 @@ func (z *Describer) Describe(r *record.Record, d *Description, withPayload bool)
 	if d.ProviderName == "" && !d.Kernel {
 		d.ProviderName = z.providerName(r)
 	}
+}
+
+// wpp describes a WPP message whose TMF entry the WPP set holds, and
+// reports false for one it does not know.
+func (z *Describer) wpp(r *record.Record, d *Description, withPayload bool) bool {
+	if !r.Message.HasGUID() {
+		return false
+	}
+	m := z.opts.WPP.Lookup(r.ProviderId, r.Message.MessageNumber)
+	if m == nil {
+		return false
+	}
+	d.WPP = m
+	d.ProviderName, d.EventName = m.Module, m.EventName()
+	if d.ProviderName == "" {
+		d.ProviderName = z.providerName(r)
+	}
+	if !withPayload {
+		return true
+	}
+	ptr := r.PointerSize()
+	if ptr == 0 {
+		ptr = z.opts.WPPPointerSize
+		if ptr != 4 {
+			ptr = 8
+		}
+	}
+	var p *wpp.Prefix
+	if m.NeedsPrefix() {
+		pr := wpp.PrefixOf(r)
+		p = &pr
+	}
+	vals, err := m.Values(z.vals[:0], &z.text, r.UserData, ptr, p)
+	z.keep(vals)
+	d.Fields, d.Decoded, d.Err = vals, true, err
+	return true
 }
 
 // unnamedKernel is the name of a kernel event whose opcode has none,

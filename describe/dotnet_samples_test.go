@@ -12,6 +12,7 @@ import (
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/payload"
+	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/dotnet"
 )
@@ -119,4 +120,43 @@ func TestFinalizeObjectTypeNames(t *testing.T) {
 	builtIn := []*schema.Set{dotnet.Set()}
 	assert.Equal(t, []string{cwt, "SubtreeFinalizer", cwt}, first(describe.Options{BuiltIn: builtIn, TypeNames: l.TypeNames()}))
 	assert.Equal(t, []string{"", "", cwt}, first(describe.Options{BuiltIn: builtIn}))
+}
+
+// TestDotNetDecodingAllocatesNothing: once warm, describing and decoding
+// the .NET runtime's events allocates nothing per record, but for the
+// error of a payload longer than its schema says: FitBucketInfo and
+// LOHCompact, whose manifest packs the structs the runtime writes aligned.
+func TestDotNetDecodingAllocatesNothing(t *testing.T) {
+	var recs []*record.Record
+	for _, trace := range []string{"gcevents-manifest.etl", "gcrundown-manifest.etl"} {
+		f, err := etl.Open(samples.Path(t, trace))
+		require.NoError(t, err)
+		for r, err := range f.Records() {
+			require.NoError(t, err)
+			recs = append(recs, r.Clone())
+		}
+		f.Close()
+	}
+	z, _ := describe.ForTrace(nil)
+	var d describe.Description
+	decoded := 0
+	for _, r := range recs {
+		z.Describe(r, &d, true)
+		if d.Decoded && strings.HasPrefix(d.ProviderName, "Microsoft-Windows-DotNETRuntime") {
+			decoded++
+		}
+	}
+	assert.Greater(t, decoded, 150)
+	trailing := map[string]int{}
+	for _, r := range recs {
+		allocs := testing.AllocsPerRun(10, func() { z.Describe(r, &d, true) })
+		if payload.IsTrailing(d.Err) {
+			trailing[d.EventName]++
+			continue
+		}
+		if allocs != 0 {
+			t.Errorf("%s/%s (%v, %d bytes): %v allocations", d.ProviderName, d.EventName, r.HeaderType, len(r.UserData), allocs)
+		}
+	}
+	assert.Equal(t, map[string]int{"GC/FitBucketInfo": 1, "GC/LOHCompact": 1}, trailing)
 }

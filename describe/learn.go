@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
@@ -63,6 +64,8 @@ type Learner struct {
 	// the .NET type names, for the events that name types by id.
 	kernel kernel.State
 	types  dotnet.TypeNames
+	// trace is what NewTraceLearner was given, for DescribeOptions.
+	trace TraceOptions
 }
 
 type mapKey struct {
@@ -320,7 +323,7 @@ func (l *Learner) Scan(buffers iter.Seq2[*buffer.Buffer, error], clock *header.C
 }
 
 // metaDataGUID is the MetaData class GUID as a classic header stores it.
-var metaDataGUID = header.GUIDBytes(kernel.MetaDataTask)
+var metaDataGUID = guid.Windows(kernel.MetaDataTask)
 
 func (l *Learner) scanBuffer(b *buffer.Buffer, clock *header.Clock, rec *record.Record) {
 	data := b.Data
@@ -370,8 +373,8 @@ func isFileNameOpcode(op uint8) bool { return op == 0 || op == 32 || op == 35 ||
 
 // The SysConfig and FileIO class GUIDs as classic headers store them.
 var (
-	sysConfigGUID = header.GUIDBytes(kernel.SysConfigTask)
-	fileIOGUID    = header.GUIDBytes(record.KernelGroupGUID(fileIOGroup, 0))
+	sysConfigGUID = guid.Windows(kernel.SysConfigTask)
+	fileIOGUID    = guid.Windows(record.KernelGroupGUID(fileIOGroup, 0))
 )
 
 // isMetadata tells from a record's header bytes whether Learn wants it.

@@ -66,7 +66,6 @@ func TestParallelFileOrderDoesNotAllocatePerRecord(t *testing.T) {
 		t.Skip("the two-goroutine pass needs GOMAXPROCS >= 2")
 	}
 	r, _ := sampleReader(t, "shutdown-kernel.etl")
-	r.SetParallel(true)
 	pass := func() (records int, mallocs uint64) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)

@@ -24,9 +24,8 @@ func FuzzEvents(f *testing.F) {
 		if err != nil {
 			return // FuzzReader holds the open errors to their types
 		}
-		r.SetParallel(false)
 		inFile := map[place]int{}
-		for rec, err := range r.Records() {
+		for rec, err := range r.SerialRecords() {
 			if err == nil {
 				inFile[place{rec.BufferIndex, rec.BufferOffset}]++
 			}

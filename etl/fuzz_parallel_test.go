@@ -24,9 +24,12 @@ func FuzzParallelEqualsSerial(f *testing.F) {
 			return
 		}
 		pass := func(parallel bool) ([]parStep, Stats) {
-			r.SetParallel(parallel)
+			seq := r.SerialRecords()
+			if parallel {
+				seq = r.Records()
+			}
 			var steps []parStep
-			for rec, err := range r.Records() {
+			for rec, err := range seq {
 				steps = append(steps, parSnapshot(rec, err))
 			}
 			return steps, *r.Stats()

@@ -31,9 +31,8 @@ func FuzzReader(f *testing.F) {
 		// the second goroutine's timing would make inputs look new, and
 		// the fuzzer would spend its time minimizing them.
 		// FuzzParallelEqualsSerial covers the two-goroutine pass.
-		r.SetParallel(false)
 		records, errs := 0, 0
-		for rec, err := range r.Records() {
+		for rec, err := range r.SerialRecords() {
 			if err != nil {
 				errs++
 				var fe *etl.FormatError

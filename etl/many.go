@@ -102,14 +102,21 @@ func (s *Set) Origin() int {
 	return s.merge.Source()
 }
 
-// Stats describes the order of the last iteration over the whole Set; each
-// reader's Stats counts its own buffers and records.
-func (s *Set) Stats() *order.Stats {
-	if s.single && s.Readers[0].stats.Order != nil {
-		return s.Readers[0].stats.Order
+// Stats sums what the last iteration met in every trace, with Order
+// describing the order over the whole Set (never nil); each reader's Stats
+// counts its own buffers and records.
+func (s *Set) Stats() *Stats {
+	st := &Stats{}
+	for _, r := range s.Readers {
+		st.add(&r.stats)
 	}
-	if s.merge == nil {
-		return &order.Stats{}
+	switch {
+	case s.single && s.Readers[0].stats.Order != nil:
+		st.Order = s.Readers[0].stats.Order
+	case s.merge != nil:
+		st.Order = s.merge.Stats()
+	default:
+		st.Order = &order.Stats{}
 	}
-	return s.merge.Stats()
+	return st
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/ulikunitz/xz"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/internal/rawfile"
 )
 
 // Wrapper names the container an input came in.
@@ -32,14 +33,50 @@ const (
 	WrapperZip   Wrapper = "zip"
 )
 
-// SpillThreshold is how much of an unwrapped trace is kept in memory; a
-// larger one is written to a temporary file so that memory stays bounded.
-var SpillThreshold int64 = 32 << 20
+// Options tune how a trace is opened. The zero value, or a nil *Options,
+// gives the defaults.
+type Options struct {
+	// SpillThreshold is how much of a trace that has to be unwrapped
+	// (gzip, zstd, bzip2, xz, zip) or read from a stream is kept in
+	// memory; a larger one is written to a temporary file, which Close
+	// removes, so that memory stays bounded. 0 means
+	// DefaultSpillThreshold for a file and DefaultStreamSpillThreshold
+	// for a stream; a negative value keeps nothing in memory.
+	SpillThreshold int64
+	// MaxUnwrapped bounds the content a wrapped input (gzip, zstd, bzip2,
+	// xz, zip) is unwrapped to, in bytes: past it the trace is read up to
+	// the limit, and Stats reports the rest as an error matching
+	// ErrUnwrapLimit. 0 means DefaultMaxUnwrapped; negative, no limit.
+	MaxUnwrapped int64
+}
 
-// StreamSpillThreshold is SpillThreshold for a trace read from a stream
-// (OpenReader): a pass in file order needs a few buffers of it at a time,
-// so only a small trace is kept whole in memory.
-var StreamSpillThreshold int64 = 4 << 20
+// maxUnwrapped is what opts gives, DefaultMaxUnwrapped for 0.
+func (opts *Options) maxUnwrapped() int64 {
+	if opts == nil || opts.MaxUnwrapped == 0 {
+		return DefaultMaxUnwrapped
+	}
+	return opts.MaxUnwrapped
+}
+
+const (
+	// DefaultSpillThreshold is the SpillThreshold of a wrapped file.
+	DefaultSpillThreshold = 32 << 20
+	// DefaultStreamSpillThreshold is the SpillThreshold of a stream
+	// (OpenStream): a pass in file order needs a few buffers of it at a
+	// time, so only a small trace is kept whole in memory.
+	DefaultStreamSpillThreshold = 4 << 20
+)
+
+// spillThreshold is what opts gives, with def for 0.
+func (opts *Options) spillThreshold(def int64) int64 {
+	switch {
+	case opts == nil || opts.SpillThreshold == 0:
+		return def
+	case opts.SpillThreshold < 0:
+		return 0
+	}
+	return opts.SpillThreshold
+}
 
 // DetectWrapper names the container whose magic bytes start head.
 func DetectWrapper(head []byte) Wrapper {
@@ -65,36 +102,21 @@ type File struct {
 	Name    string
 	Wrapper Wrapper
 	closers []func() error
-	// inMemory, when set, bounds what spill keeps in memory.
+	// inMemory bounds what spill keeps in memory.
 	inMemory int64
-	opts     OpenOptions
+	// maxUnwrapped bounds the content of a wrapped input; negative, none.
+	maxUnwrapped int64
 	// cut is where the content of a wrapped input ended early.
 	cut *FormatError
 }
 
-// DefaultMaxUnwrapped is OpenOptions.MaxUnwrapped when left at 0: far more
+// DefaultMaxUnwrapped is Options.MaxUnwrapped when left at 0: far more
 // than any trace, and a bound on what a decompression bomb costs.
 const DefaultMaxUnwrapped = 64 << 30
 
 // ErrUnwrapLimit: a wrapped input's content goes on past
-// OpenOptions.MaxUnwrapped.
+// Options.MaxUnwrapped.
 var ErrUnwrapLimit = errors.New("unwrapped size limit reached")
-
-// OpenOptions tunes OpenWith and OpenReaderWith.
-type OpenOptions struct {
-	// MaxUnwrapped bounds the content a wrapped input (gzip, zstd, bzip2,
-	// xz, zip) is unwrapped to, in bytes: past it the trace is read up to
-	// the limit, and Stats reports the rest as an error matching
-	// ErrUnwrapLimit. 0 means DefaultMaxUnwrapped; negative, no limit.
-	MaxUnwrapped int64
-}
-
-func (o *OpenOptions) maxUnwrapped() int64 {
-	if o.MaxUnwrapped == 0 {
-		return DefaultMaxUnwrapped
-	}
-	return o.MaxUnwrapped
-}
 
 // headCheck is how much of a wrapped input's content is unwrapped before
 // it is checked to be a trace: a stream of anything else (a bomb of zero
@@ -113,33 +135,20 @@ func (f *File) Close() error {
 	return first
 }
 
-// batchEntries is how many reads a file makes in one system call where it
-// reads in batches (buffer.BatchReaderAt; Linux, with io_uring).
-const batchEntries = 256
-
-// readerAtCloser is a plain trace file as the Reader reads it.
-type readerAtCloser interface {
-	io.ReaderAt
-	Close() error
-}
-
 // Open opens the trace at path. Inputs wrapped in gzip, zstd, bzip2, xz or
 // zip (the first .etl member, or the only member) are detected by their
-// magic bytes and unwrapped, into memory when small and into a temporary
-// file otherwise. A wrapped input cut short or damaged gives the trace as
-// far as its content goes, as a plain file cut short does: Stats reports
-// where it ended (Unwrap).
-func Open(path string) (*File, error) {
-	return OpenWith(path, OpenOptions{})
-}
+// magic bytes and unwrapped. A wrapped input cut short or damaged gives
+// the trace as far as its content goes, as a plain file cut short does:
+// Stats reports where it ended (Unwrap).
+func Open(path string) (*File, error) { return OpenWith(path, nil) }
 
-// OpenWith is Open with options.
-func OpenWith(path string, opts OpenOptions) (*File, error) {
+// OpenWith is Open with options; nil gives the defaults.
+func OpenWith(path string, opts *Options) (*File, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Name: path, closers: []func() error{fh.Close}, opts: opts}
+	f := &File{Name: path, closers: []func() error{fh.Close}, inMemory: opts.spillThreshold(DefaultSpillThreshold), maxUnwrapped: opts.maxUnwrapped()}
 	st, err := fh.Stat()
 	if err != nil {
 		f.Close()
@@ -148,21 +157,16 @@ func OpenWith(path string, opts OpenOptions) (*File, error) {
 	return f.openFile(fh, st.Size())
 }
 
-// OpenReader reads a trace from a stream, such as standard input, plain or
-// wrapped as Open accepts; name is the File's Name. A regular file (a
-// redirected standard input) is read in place. Otherwise the trace is
-// unwrapped as it streams in and kept in memory up to
-// StreamSpillThreshold, in a temporary file beyond, since the time order
-// reads the buffers of each processor out of file order. A zip
+// OpenStream reads a trace from a stream, such as standard input, plain or
+// wrapped as Open accepts; name is the File's Name, and opts may be nil. A
+// regular file (a redirected standard input) is read in place. Otherwise
+// the trace is unwrapped as it streams in and kept in memory up to the
+// SpillThreshold of a stream, in a temporary file beyond, since the time
+// order reads the buffers of each processor out of file order. A zip
 // archive, whose directory is at its end, always goes to a temporary file.
 // Close removes the temporary file; it does not close r.
-func OpenReader(r io.Reader, name string) (*File, error) {
-	return OpenReaderWith(r, name, OpenOptions{})
-}
-
-// OpenReaderWith is OpenReader with options.
-func OpenReaderWith(r io.Reader, name string, opts OpenOptions) (*File, error) {
-	f := &File{Name: name, opts: opts}
+func OpenStream(r io.Reader, name string, opts *Options) (*File, error) {
+	f := &File{Name: name, inMemory: opts.spillThreshold(DefaultSpillThreshold), maxUnwrapped: opts.maxUnwrapped()}
 	if fh, ok := r.(*os.File); ok {
 		if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() {
 			if off, err := fh.Seek(0, io.SeekCurrent); err == nil && off == 0 {
@@ -170,7 +174,7 @@ func OpenReaderWith(r io.Reader, name string, opts OpenOptions) (*File, error) {
 			}
 		}
 	}
-	f.inMemory = min(StreamSpillThreshold, SpillThreshold)
+	f.inMemory = opts.spillThreshold(DefaultStreamSpillThreshold)
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(8)
 	f.Wrapper = DetectWrapper(head)
@@ -195,7 +199,7 @@ func (f *File) openFile(fh *os.File, size int64) (*File, error) {
 	f.Wrapper = DetectWrapper(head[:n])
 	var ra io.ReaderAt = fh
 	if f.Wrapper == WrapperNone {
-		raw := newRawFile(fh)
+		raw := rawfile.New(fh)
 		ra = raw
 		if len(f.closers) > 0 {
 			f.closers[0] = raw.Close
@@ -371,25 +375,22 @@ func pickZipMember(files []*zip.File) *zip.File {
 	return first
 }
 
-// spill reads src into memory up to SpillThreshold (StreamSpillThreshold
-// for a stream), and into a temporary file beyond it. The content of a
-// wrapped input is checked to be a trace from its first bytes on, and
-// bounded by OpenOptions.MaxUnwrapped; where it ends early (read error,
-// limit), what came before is kept and f.cut says where.
+// spill reads src into memory up to the SpillThreshold, and into a
+// temporary file beyond it. The content of a wrapped input is checked to
+// be a trace from its first bytes on, and bounded by Options.MaxUnwrapped;
+// where it ends early (read error, limit), what came before is kept and
+// f.cut says where.
 func (f *File) spill(src io.Reader) (io.ReaderAt, int64, error) {
 	if f.Wrapper != WrapperNone {
-		if limit := f.opts.maxUnwrapped(); limit >= 0 {
-			src = &limitReader{r: src, left: limit}
+		if f.maxUnwrapped >= 0 {
+			src = &limitReader{r: src, left: f.maxUnwrapped}
 		}
 		var err error
 		if src, err = f.checkHead(src); err != nil {
 			return nil, 0, err
 		}
 	}
-	limit := SpillThreshold
-	if f.inMemory > 0 {
-		limit = f.inMemory
-	}
+	limit := f.inMemory
 	// The memory grows with what arrives, never past the threshold.
 	var mem []byte
 	for int64(len(mem)) <= limit {
@@ -501,7 +502,7 @@ func (f *File) cutAt(off int64, err error) {
 	if errors.Is(err, ErrUnwrapLimit) {
 		f.cut = &FormatError{Offset: off, Buffer: -1, Err: ErrUnwrapLimit,
 			Reason: fmt.Sprintf("the %s content goes on past the limit of %s on unwrapped content, a guard against decompression bombs; the trace is read up to it",
-				f.Wrapper, byteSize(f.opts.maxUnwrapped()))}
+				f.Wrapper, byteSize(f.maxUnwrapped))}
 		return
 	}
 	f.cut = &FormatError{Offset: off, Buffer: -1, Err: ErrTruncated,

@@ -40,20 +40,20 @@ func (r *Reader) EventsWith(opts order.Options) iter.Seq2[*record.Record, error]
 	}
 }
 
-// fileOrderParallel is the file order on two goroutines: Records, with
-// the order's counts kept by an order.Counter. It reports false, having
-// done nothing, when Records would run on one goroutine, which the order
-// package does as well.
+// fileOrderParallel is the file order on two goroutines: the pass of
+// Records, with the order's counts kept by an order.Counter. It reports
+// false, having done nothing, when Records would run on one goroutine,
+// which the order package does as well.
 func (r *Reader) fileOrderParallel(opts order.Options, yield func(*record.Record, error) bool) bool {
-	if opts.Mode != order.FileOrder || opts.ReadAhead < 0 || r.serial || !useParallel(r) {
+	if opts.Mode != order.FileOrder || opts.ReadAhead < 0 || !useParallel(r) {
 		return false
 	}
 	// The loop counts each record as it hands it out: a loop body of its
 	// own around yield would cost a call per record.
 	c := order.NewCounter(r.Source())
-	r.counter = c
-	defer func() { r.counter = nil }()
-	r.Records()(yield)
+	r.newStats()
+	// The Counter counts Records and HeaderTypes; counted takes them.
+	r.pass(c).Parallel(&r.ring, yield)
 	r.stats.Order = c.Stats()
 	r.stats.counted(&r.stats.Order.Sources[0])
 	return true
@@ -80,20 +80,11 @@ type statsObserver struct{ s *Stats }
 func (o statsObserver) Scanned(b *buffer.Buffer, span int64, err error) { o.s.scanned(span, err) }
 func (o statsObserver) Ended(zeroTail bool)                             { o.s.ZeroTail = zeroTail }
 func (o statsObserver) Loaded(b *buffer.Buffer, err error)              { o.s.loaded(b, err) }
-func (o statsObserver) RecordError(err error, more bool)                { o.s.decoded(nil, err, more) }
+func (o statsObserver) RecordError(err error, more bool)                { o.s.recordError(err, more) }
 
 // counted takes the records an iteration in time order counted.
 func (s *Stats) counted(c *order.SourceStats) {
 	s.Records, s.HeaderTypes = c.Records, c.HeaderTypes
-}
-
-// delivered counts a record of header type t; small enough to inline in
-// the per-record loops. In a file-order pass of EventsWith the loops count
-// in the order's Counter instead, and Stats takes its counts at the end, as
-// it takes the merge's in time order: each record is counted once.
-func (s *Stats) delivered(t header.Type) {
-	s.Records++
-	s.HeaderTypes[t]++
 }
 
 // scanned counts a buffer met by the walk; err: it could not be read at all.
@@ -133,12 +124,8 @@ func (s *Stats) loaded(b *buffer.Buffer, err error) {
 	}
 }
 
-// decoded counts a record, or a record error (more: the buffer goes on).
-func (s *Stats) decoded(rec *record.Record, err error, more bool) {
-	if err == nil {
-		s.delivered(rec.HeaderType)
-		return
-	}
+// recordError counts a record error (more: the buffer goes on).
+func (s *Stats) recordError(err error, more bool) {
 	s.addError(err)
 	if more {
 		s.RecordsSkipped++

@@ -51,11 +51,7 @@ var benchModes = []struct {
 }{
 	{"Records", func(r *etl.Reader) iter.Seq2[*record.Record, error] { return r.Records() }},
 	{"RecordsOneGoroutine", func(r *etl.Reader) iter.Seq2[*record.Record, error] {
-		return func(yield func(*record.Record, error) bool) {
-			r.SetParallel(false)
-			defer r.SetParallel(true)
-			r.Records()(yield)
-		}
+		return r.SerialRecords()
 	}},
 	{"FileOrder", func(r *etl.Reader) iter.Seq2[*record.Record, error] {
 		return r.EventsWith(order.Options{Mode: order.FileOrder})

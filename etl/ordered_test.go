@@ -459,11 +459,15 @@ func TestOpenMany(t *testing.T) {
 		assert.GreaterOrEqual(t, got[i].ft, got[i-1].ft, "record %d", i)
 	}
 	st := set.Stats()
-	assert.Equal(t, 24, st.Records)
-	assert.Len(t, st.Streams, 4)
+	assert.Equal(t, 24, st.Records, "the files' records summed")
+	assert.Equal(t, 24, st.Order.Records)
+	assert.Len(t, st.Order.Streams, 4)
 	assert.Equal(t, 7, set.Readers[0].Stats().Records)
 	assert.Equal(t, 17, set.Readers[1].Stats().Records)
-	assert.Same(t, st, set.Readers[0].Stats().Order)
+	assert.Equal(t, set.Readers[0].Stats().Buffers+set.Readers[1].Stats().Buffers, st.Buffers)
+	assert.Equal(t, set.Readers[0].Stats().Bytes+set.Readers[1].Stats().Bytes, st.Bytes)
+	assert.Equal(t, set.Readers[0].Stats().HeaderTypes[header.TypeSystem64]+set.Readers[1].Stats().HeaderTypes[header.TypeSystem64], st.HeaderTypes[header.TypeSystem64])
+	assert.Same(t, st.Order, set.Readers[0].Stats().Order)
 
 	// FileOrder reads one file after the other.
 	n := 0
@@ -539,7 +543,7 @@ func TestSetOfOneInFileOrder(t *testing.T) {
 		require.Equal(t, 0, set.Origin())
 		n++
 	}
-	got := set.Stats()
+	got := set.Stats().Order
 	assert.Equal(t, 17078, n)
 	assert.Equal(t, 31, got.BackwardSteps)
 	assert.Equal(t, want.BackwardSteps, got.BackwardSteps)

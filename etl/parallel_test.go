@@ -162,7 +162,10 @@ var (
 // asked for is the one taken.
 func parCollect(t *testing.T, r *Reader, asked *atomic.Int64, h parHow) parPass {
 	t.Helper()
-	r.SetParallel(h.parallel)
+	seq := r.SerialRecords()
+	if h.parallel {
+		seq = r.Records()
+	}
 	before := asked.Load()
 	// A pass that waits on itself would otherwise hang until go test's
 	// own timeout.
@@ -172,7 +175,7 @@ func parCollect(t *testing.T, r *Reader, asked *atomic.Int64, h parHow) parPass 
 	defer watchdog.Stop()
 	var p parPass
 	i := 0
-	for rec, err := range r.Records() {
+	for rec, err := range seq {
 		if h.body != nil {
 			h.body(i, rec, err)
 		}
@@ -875,7 +878,6 @@ func TestParallelEarlyStop(t *testing.T) {
 				calls := asked.Load()
 				func() {
 					defer func() { recovered = recover() }()
-					r.SetParallel(true)
 					for range r.Records() {
 						if n == k {
 							panic(raised)

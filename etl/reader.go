@@ -18,10 +18,12 @@ import (
 	"io"
 	"iter"
 	"slices"
-	"sync/atomic"
+	"strings"
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/internal/digits"
+	"github.com/etlkit/etlkit/internal/fileorder"
 	"github.com/etlkit/etlkit/order"
 	"github.com/etlkit/etlkit/record"
 )
@@ -108,6 +110,91 @@ func (s *Stats) Damaged() bool {
 	return s.ErrorCount > 0 || s.Truncated
 }
 
+// DamageSummary says in one line how much a damaged pass lost and where
+// the first damage is, for a log line or a person with a hex viewer:
+//
+//	offset 0x1048: damaged: 1 buffer skipped, 2 records skipped; 1830 records read; first: buffer 3: …
+//
+// A count of one takes the singular.
+//
+// It is "" when nothing was damaged.
+func (s *Stats) DamageSummary() string {
+	if !s.Damaged() {
+		return ""
+	}
+	var parts []string
+	plural := func(n int, one, many string) {
+		if n > 0 {
+			parts = append(parts, digits.Counted(n, one, many))
+		}
+	}
+	plural(s.BuffersSkipped, "buffer skipped", "buffers skipped")
+	plural(s.RecordsSkipped, "record skipped", "records skipped")
+	plural(s.BuffersCut, "buffer cut short", "buffers cut short")
+	switch {
+	case s.Unwrap != nil && errors.Is(s.Unwrap, ErrUnwrapLimit):
+		parts = append(parts, "its content stops at the unwrapped size limit")
+	case s.Unwrap != nil:
+		parts = append(parts, "its content breaks off")
+	case s.Truncated:
+		parts = append(parts, "the file ends inside its last buffer")
+	}
+	if len(parts) == 0 {
+		plural(s.ErrorCount, "error", "errors")
+	}
+	var off int64
+	first := ""
+	if len(s.Errors) > 0 {
+		off = s.Errors[0].Offset
+		// The notice of a last buffer cut by the end of the file says
+		// what "the file ends inside its last buffer" already says. The
+		// content's end is told last.
+		if fe := s.Errors[0]; !(s.Truncated && fe.Buffer == s.Buffers-1 && errors.Is(fe, ErrTruncated)) && fe != s.Unwrap {
+			first = fe.Detail()
+		}
+	}
+	msg := fmt.Sprintf("offset 0x%x: damaged: %s; %s read", off, strings.Join(parts, ", "), digits.Counted(s.Records, "record", "records"))
+	if first != "" {
+		msg += "; first: " + first
+	}
+	if fe := s.Unwrap; fe != nil {
+		msg += "; " + fe.Reason
+	}
+	return msg
+}
+
+// add sums o's counts into s; ZeroTail and Truncated are set when either
+// had them, and Unwrap keeps the first content cut. Errors follow each
+// other as added (the files in turn, each in file order). Order is left
+// alone.
+func (s *Stats) add(o *Stats) {
+	s.Buffers += o.Buffers
+	s.BuffersSkipped += o.BuffersSkipped
+	s.CompressedBuffers += o.CompressedBuffers
+	for i := range s.Compression {
+		s.Compression[i] += o.Compression[i]
+	}
+	s.Records += o.Records
+	s.RecordsSkipped += o.RecordsSkipped
+	s.BuffersCut += o.BuffersCut
+	s.Bytes += o.Bytes
+	s.BytesSkipped += o.BytesSkipped
+	for i := range s.HeaderTypes {
+		s.HeaderTypes[i] += o.HeaderTypes[i]
+	}
+	s.EventsLostBuffers += o.EventsLostBuffers
+	s.BufferLostBuffers += o.BufferLostBuffers
+	s.EventsLost += o.EventsLost
+	s.BuffersLost += o.BuffersLost
+	s.Truncated = s.Truncated || o.Truncated
+	s.ZeroTail = s.ZeroTail || o.ZeroTail
+	if s.Unwrap == nil {
+		s.Unwrap = o.Unwrap
+	}
+	s.Errors = append(s.Errors, o.Errors[:min(len(o.Errors), MaxErrors-len(s.Errors))]...)
+	s.ErrorCount += o.ErrorCount
+}
+
 // addError counts err and keeps it in Errors, which holds the MaxErrors
 // errors earliest in the file in file order, whatever order the iteration
 // met them in: the first damage is Errors[0] in every mode.
@@ -137,16 +224,12 @@ type Reader struct {
 	hdr     Header
 	extents []buffer.Extent // RlFs files
 	stats   Stats
-	serial  bool // Records stays on the calling goroutine
-	// counter, during a file-order pass of EventsWith, counts each record
-	// delivered for the order's Stats, and Stats takes its counts at the
-	// end (see Stats.delivered).
-	counter *order.Counter
 	// cut is where a wrapped input's content ended early, which every
 	// pass reports (Stats.Unwrap).
 	cut *FormatError
-	// ring is the slots of the two-goroutine pass, kept between passes.
-	ring atomic.Pointer[[parallelSlots]readSlot]
+	// ring is the slots of the two-goroutine file-order pass, kept between
+	// passes.
+	ring fileorder.Ring
 }
 
 // NewReader reads the logfile header of the trace held in ra (size bytes).
@@ -307,47 +390,27 @@ func (r *Reader) newWalker() *buffer.Walker {
 func (r *Reader) Buffers() iter.Seq2[*buffer.Buffer, error] {
 	return func(yield func(*buffer.Buffer, error) bool) {
 		r.newStats()
-		w := r.newWalker()
-		var b buffer.Buffer
-		for {
-			ok, err := r.nextBuffer(w, &b)
-			if !ok {
-				return
-			}
-			if err != nil {
-				if !yield(nil, err) {
-					return
-				}
-				continue
-			}
-			if !yield(&b, nil) {
-				return
-			}
-		}
+		r.pass(nil).Buffers(yield)
 	}
 }
 
-// nextBuffer reads one buffer and keeps the counts. It returns false at the end.
-func (r *Reader) nextBuffer(w *buffer.Walker, b *buffer.Buffer) (bool, error) {
-	start := w.Offset()
-	err := w.Next(b)
-	if err == io.EOF {
-		r.stats.ZeroTail = w.ZeroTail
-		return false, nil
+// pass is a file-order pass that keeps the reader's Stats; with c set, c
+// counts the records delivered instead.
+func (r *Reader) pass(c *order.Counter) *fileorder.Pass {
+	return &fileorder.Pass{
+		NewWalker:   r.newWalker,
+		Clock:       &r.hdr.Clock,
+		Observer:    statsObserver{&r.stats},
+		Counter:     c,
+		Records:     &r.stats.Records,
+		HeaderTypes: &r.stats.HeaderTypes,
 	}
-	// A buffer the walk could not read is counted once, as skipped.
-	r.stats.scanned(w.Span(start), err)
-	if err != nil {
-		return true, err
-	}
-	r.stats.loaded(b, nil)
-	return true, nil
 }
 
-// SetParallel chooses whether Records may decode on a second goroutine. It
-// does by default when GOMAXPROCS allows and the file holds more than a few
-// buffers; the records, errors and Stats are the same either way.
-func (r *Reader) SetParallel(on bool) { r.serial = !on }
+// useParallel decides whether Records runs on two goroutines.
+var useParallel = func(r *Reader) bool {
+	return r.extents == nil && fileorder.Worthwhile(r.size, r.hdr.BufferSize)
+}
 
 // Records iterates every record in file order: buffer by buffer, and
 // inside a buffer as written. The logfile-header record comes first. The
@@ -359,8 +422,9 @@ func (r *Reader) SetParallel(on bool) { r.serial = !on }
 // Errors) reports the cut.
 //
 // It is the leanest pass. On a large file a second goroutine reads and
-// decodes buffers ahead of the loop (see SetParallel); memory stays bounded
-// by a few buffers either way.
+// decodes buffers ahead of the loop; memory stays bounded by a few buffers
+// either way. EventsWith(order.Options{Mode: order.FileOrder, ReadAhead: -1})
+// reads on the calling goroutine only.
 //
 // EventsWith in order.FileOrder mode gives the same records and Stats and
 // also keeps the order's counts (backward steps, ties): it runs this loop
@@ -368,62 +432,16 @@ func (r *Reader) SetParallel(on bool) { r.serial = !on }
 // and package order's own file-order loop otherwise.
 func (r *Reader) Records() iter.Seq2[*record.Record, error] {
 	return func(yield func(*record.Record, error) bool) {
-		r.newStats()
-		if !r.serial && useParallel(r) {
-			r.recordsParallel(yield)
-			return
-		}
-		r.records(yield)
+		r.records(useParallel(r), yield)
 	}
 }
 
-// records is Records on the calling goroutine.
-func (r *Reader) records(yield func(*record.Record, error) bool) {
-	var (
-		cur record.Cursor
-		rec record.Record
-	)
-	for b, err := range r.Buffers() {
-		if err != nil {
-			if !yield(nil, err) {
-				return
-			}
-			continue
-		}
-		cur.Reset(b, &r.hdr.Clock)
-		if !r.yieldRecords(&cur, &rec, yield) {
-			return
-		}
+// records is Records on two goroutines or on one.
+func (r *Reader) records(parallel bool, yield func(*record.Record, error) bool) {
+	r.newStats()
+	if parallel {
+		r.pass(nil).Parallel(&r.ring, yield)
+		return
 	}
-}
-
-// yieldRecords hands out what is left of the cursor's buffer, decoding each
-// record into rec, and counts it. It reports false when the loop body
-// stopped the iteration.
-func (r *Reader) yieldRecords(cur *record.Cursor, rec *record.Record, yield func(*record.Record, error) bool) bool {
-	for {
-		ok, err := cur.Next(rec)
-		if err != nil {
-			r.stats.decoded(nil, err, ok)
-			if !yield(nil, err) {
-				return false
-			}
-			if ok {
-				continue
-			}
-		}
-		if !ok {
-			return true
-		}
-		if c := r.counter; c != nil {
-			if !c.AddNext(rec, 0) {
-				c.Add(rec, 0)
-			}
-		} else {
-			r.stats.delivered(rec.HeaderType)
-		}
-		if !yield(rec, nil) {
-			return false
-		}
-	}
+	r.pass(nil).Serial(yield)
 }

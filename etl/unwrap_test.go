@@ -193,7 +193,7 @@ func TestUnwrapLimit(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, wrapWith(t, "gz", plain), 0o644))
 
 	const limit = 1 << 20
-	f, err := etl.OpenWith(path, etl.OpenOptions{MaxUnwrapped: limit})
+	f, err := etl.OpenWith(path, &etl.Options{MaxUnwrapped: limit})
 	require.NoError(t, err)
 	defer f.Close()
 	assert.Equal(t, int64(limit), f.Size())
@@ -212,7 +212,7 @@ func TestUnwrapLimit(t *testing.T) {
 
 	// A limit the content fits in, exactly or with room, is no damage.
 	for _, max := range []int64{int64(len(plain)), -1, 0} {
-		f, err := etl.OpenWith(path, etl.OpenOptions{MaxUnwrapped: max})
+		f, err := etl.OpenWith(path, &etl.Options{MaxUnwrapped: max})
 		require.NoError(t, err)
 		for _, err := range f.Records() {
 			require.NoError(t, err)
@@ -234,7 +234,7 @@ func TestWrappedNonTraceStopsEarly(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
 	counted := &countingReader{r: io.MultiReader(slicesRepeat(member.Bytes(), 2048)...)}
-	f, err := etl.OpenReader(counted, "zeros.gz")
+	f, err := etl.OpenStream(counted, "zeros.gz", nil)
 	require.Error(t, err)
 	assert.Nil(t, f)
 	assert.ErrorIs(t, err, etl.ErrNotETL)
@@ -287,7 +287,7 @@ func TestXzDictionaryBound(t *testing.T) {
 	for code, refused := range map[byte]bool{28: false, 29: true, 40: true} {
 		data := bytes.Clone(packed)
 		data[at] = code
-		f, err := etl.OpenReader(bytes.NewReader(data), "dict.etl.xz")
+		f, err := etl.OpenStream(bytes.NewReader(data), "dict.etl.xz", nil)
 		if !refused {
 			// 64 MiB: let through, to fail on the block header's checksum,
 			// which the change broke, in the decoder.

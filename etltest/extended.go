@@ -3,6 +3,7 @@ package etltest
 import (
 	"github.com/google/uuid"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -11,7 +12,7 @@ func u64Item(t record.ExtType, v uint64) ExtItem {
 }
 
 func guidItem(t record.ExtType, u uuid.UUID) ExtItem {
-	return ExtItem{Type: t, Data: AppendGUID(nil, u)}
+	return ExtItem{Type: t, Data: guid.AppendWindows(nil, u)}
 }
 
 // ExtRelatedActivityID builds a RELATED_ACTIVITYID item.
@@ -29,7 +30,7 @@ func ExtTerminalSessionID(id uint32) ExtItem {
 func ExtInstanceInfo(instanceId, parentInstanceId uint32, parentGuid uuid.UUID) ExtItem {
 	b := le.AppendUint32(nil, instanceId)
 	b = le.AppendUint32(b, parentInstanceId)
-	return ExtItem{Type: record.ExtInstanceInfo, Data: AppendGUID(b, parentGuid)}
+	return ExtItem{Type: record.ExtInstanceInfo, Data: guid.AppendWindows(b, parentGuid)}
 }
 
 // ExtStackTrace32 builds a STACK_TRACE32 item: the match id, then 32-bit

@@ -16,6 +16,7 @@ import (
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/buffer/xca"
 	"github.com/etlkit/etlkit/etltest"
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 )
@@ -30,13 +31,6 @@ var (
 	guidA = uuid.MustParse("68fdd900-4a3e-11d1-84f4-0000f80464e3")
 	guidB = uuid.MustParse("01234567-89ab-cdef-0123-456789abcdef")
 )
-
-func TestGUIDBytesIsWindowsOrder(t *testing.T) {
-	g := etltest.GUIDBytes(guidA)
-	want := []byte{0x00, 0xd9, 0xfd, 0x68, 0x3e, 0x4a, 0xd1, 0x11, 0x84, 0xf4, 0x00, 0x00, 0xf8, 0x04, 0x64, 0xe3}
-	assert.Equal(t, want, g[:])
-	assert.Equal(t, guidB, record.GUID(etltest.AppendGUID(nil, guidB)))
-}
 
 // oneRecord builds a trace with r alone in a data buffer and returns the
 // record's bytes (up to the next 0xFF fill) and the whole file.
@@ -301,7 +295,7 @@ func TestClassicLayout(t *testing.T) {
 	assert.Equal(t, uint32(0x33), u32(r, 8))
 	assert.Equal(t, uint32(0x44), u32(r, 0xC))
 	assert.Equal(t, uint64(0x99), u64(r, 0x10))
-	assert.Equal(t, guidA, record.GUID(r[0x18:]))
+	assert.Equal(t, guidA, guid.FromWindows(r[0x18:]))
 	assert.Equal(t, uint32(5), u32(r, 0x28))
 	assert.Equal(t, uint32(6), u32(r, 0x2C))
 	assert.Equal(t, []byte{0xAB, 0xCD}, r[0x30:0x32])
@@ -312,7 +306,7 @@ func TestClassicLayout(t *testing.T) {
 	assert.Equal(t, byte(0x0B), r[2])
 	assert.Equal(t, uint32(0x10), u32(r, 0x30))
 	assert.Equal(t, uint32(0x20), u32(r, 0x34))
-	assert.Equal(t, guidB, record.GUID(r[0x38:]))
+	assert.Equal(t, guidB, guid.FromWindows(r[0x38:]))
 	assert.Equal(t, []byte{0xAB, 0xCD}, r[0x48:0x4A])
 }
 
@@ -336,12 +330,12 @@ func TestEventHeaderLayout(t *testing.T) {
 	assert.Equal(t, uint16(header.FlagStringOnly|header.FlagExtendedInfo), u16(r, 4), "EXTENDED_INFO set by the builder")
 	assert.Equal(t, uint16(1), u16(r, 6))
 	assert.Equal(t, uint64(3), u64(r, 0x10))
-	assert.Equal(t, guidA, record.GUID(r[0x18:]))
+	assert.Equal(t, guidA, guid.FromWindows(r[0x18:]))
 	assert.Equal(t, []byte{0x34, 0x12, 5, 6, 7, 8, 0xAA, 0x99}, r[0x28:0x30])
 	assert.Equal(t, uint64(0x8000000000000001), u64(r, 0x30))
 	assert.Equal(t, uint32(0x11), u32(r, 0x38))
 	assert.Equal(t, uint32(0x22), u32(r, 0x3C))
-	assert.Equal(t, guidB, record.GUID(r[0x40:]))
+	assert.Equal(t, guidB, guid.FromWindows(r[0x40:]))
 
 	it := r[0x50:]
 	assert.Equal(t, []uint16{0x10, 0x03, 1, 4}, []uint16{u16(it, 0), u16(it, 2), u16(it, 4), u16(it, 6)})
@@ -378,7 +372,7 @@ func TestMessageLayout(t *testing.T) {
 	m.OptionFlags = header.MessageGUID | header.MessagePerformanceTimestamp
 	r, _ = oneRecord(t, m)
 	assert.Equal(t, uint16(8+16+8+1), u16(r, 0))
-	assert.Equal(t, guidA, record.GUID(r[8:]))
+	assert.Equal(t, guidA, guid.FromWindows(r[8:]))
 	assert.Equal(t, uint64(0), u64(r, 0x18), "space reserved, no value without TIMESTAMP")
 	assert.Equal(t, byte(0xA1), r[0x20])
 
@@ -427,7 +421,7 @@ func TestTraceLoggingMetadata(t *testing.T) {
 	tr := etltest.ProviderTraits("P", etltest.GroupTrait(guidA), etltest.Trait{Type: 9, Data: []byte{7}})
 	assert.Equal(t, uint16(len(tr)), u16(tr, 0))
 	assert.Equal(t, []byte{'P', 0, 0x13, 0x00, 0x01}, tr[2:7])
-	assert.Equal(t, guidA, record.GUID(tr[7:]))
+	assert.Equal(t, guidA, guid.FromWindows(tr[7:]))
 	assert.Equal(t, []byte{0x04, 0x00, 9, 7}, tr[23:])
 }
 
@@ -436,7 +430,7 @@ func TestPayloadHelpers(t *testing.T) {
 		UTF16Z("é").AnsiZ("a").CountedUTF16("b").Counted([]byte{9}).GUID(guidA)
 	want := []byte{1, 2, 0, 3, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0x80, 0x3F, 1, 0, 0, 0,
 		5, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0xE9, 0, 0, 0, 'a', 0, 2, 0, 'b', 0, 1, 0, 9}
-	want = append(want, etltest.AppendGUID(nil, guidA)...)
+	want = append(want, guid.AppendWindows(nil, guidA)...)
 	assert.Equal(t, want, p.Bytes())
 	assert.Equal(t, []byte{1, 3, 0, 0, 0, 0, 0, 5, 21, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0}, etltest.SID(1, 5, 21, 2, 3))
 }

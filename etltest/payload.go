@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
 )
 
@@ -71,7 +72,7 @@ func (p *Payload) Ptr(size int, v uint64) *Payload {
 }
 
 // GUID appends a GUID in Windows byte order.
-func (p *Payload) GUID(u uuid.UUID) *Payload { p.b = AppendGUID(p.b, u); return p }
+func (p *Payload) GUID(u uuid.UUID) *Payload { p.b = guid.AppendWindows(p.b, u); return p }
 
 // UTF16Z appends a NUL-terminated UTF-16LE string.
 func (p *Payload) UTF16Z(s string) *Payload { p.b = header.AppendUTF16(p.b, s, true); return p }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 )
@@ -186,7 +187,7 @@ func (r *Full) appendHeader(dst []byte, t32, t64 header.Type) []byte {
 	dst = le.AppendUint32(dst, r.ThreadId)
 	dst = le.AppendUint32(dst, r.ProcessId)
 	dst = le.AppendUint64(dst, uint64(r.TimeStamp))
-	dst = AppendGUID(dst, r.Guid)
+	dst = guid.AppendWindows(dst, r.Guid)
 	dst = le.AppendUint32(dst, r.KernelTime)
 	return le.AppendUint32(dst, r.UserTime)
 }
@@ -214,7 +215,7 @@ func (r *Instance) AppendRecord(dst []byte) ([]byte, error) {
 	dst = r.appendHeader(dst, header.TypeInstance32, header.TypeInstance64)
 	dst = le.AppendUint32(dst, r.InstanceId)
 	dst = le.AppendUint32(dst, r.ParentInstanceId)
-	dst = AppendGUID(dst, r.ParentGuid)
+	dst = guid.AppendWindows(dst, r.ParentGuid)
 	dst = append(dst, r.Payload...)
 	return patchSize(dst, start, 0)
 }
@@ -256,11 +257,11 @@ func (r *Event) AppendRecord(dst []byte) ([]byte, error) {
 	dst = le.AppendUint32(dst, r.ThreadId)
 	dst = le.AppendUint32(dst, r.ProcessId)
 	dst = le.AppendUint64(dst, uint64(r.TimeStamp))
-	dst = AppendGUID(dst, r.ProviderId)
+	dst = guid.AppendWindows(dst, r.ProviderId)
 	dst = appendDescriptor(dst, &r.Descriptor)
 	dst = le.AppendUint32(dst, r.KernelTime)
 	dst = le.AppendUint32(dst, r.UserTime)
-	dst = AppendGUID(dst, r.ActivityId)
+	dst = guid.AppendWindows(dst, r.ActivityId)
 	var err error
 	if dst, err = appendExtItems(dst, r.Ext); err != nil {
 		return dst[:start], err
@@ -332,7 +333,7 @@ func (r *Message) AppendRecord(dst []byte) ([]byte, error) {
 	case f&header.MessageComponentID != 0:
 		dst = le.AppendUint32(dst, r.ComponentId)
 	case f&header.MessageGUID != 0:
-		dst = AppendGUID(dst, r.Guid)
+		dst = guid.AppendWindows(dst, r.Guid)
 	}
 	if f&(header.MessageTimestamp|header.MessagePerformanceTimestamp) != 0 {
 		var ts int64

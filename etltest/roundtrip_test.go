@@ -16,7 +16,7 @@ import (
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/record/tracelogging"
+	"github.com/etlkit/etlkit/schema/tracelogging"
 )
 
 // view holds the decoded fields a round trip compares, so that one

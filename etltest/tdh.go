@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
 )
 
@@ -82,8 +83,8 @@ func (in *EventInfo) Bytes() []byte {
 	fixed := tdhEventInfoSize + len(in.Properties)*tdhPropertyInfoSize
 	t := &tdhStrings{b: make([]byte, fixed)}
 	b := t.b
-	copy(b, AppendGUID(nil, in.Provider))
-	copy(b[0x10:], AppendGUID(nil, in.EventGUID))
+	copy(b, guid.AppendWindows(nil, in.Provider))
+	copy(b[0x10:], guid.AppendWindows(nil, in.EventGUID))
 	appendDescriptor(b[0x20:0x20], &in.Descriptor) // in place: b has the room
 	le.PutUint32(b[0x30:], in.DecodingSource)
 	le.PutUint32(b[0x64:], uint32(len(in.Properties)))
@@ -189,7 +190,7 @@ func (m *MapInfo) Bytes() []byte {
 // EventMapInfoPayload is an EventMapInfo record's payload: the provider's
 // GUID, then the EVENT_MAP_INFO.
 func EventMapInfoPayload(provider uuid.UUID, m *MapInfo) []byte {
-	return append(AppendGUID(nil, provider), m.Bytes()...)
+	return append(guid.AppendWindows(nil, provider), m.Bytes()...)
 }
 
 // ManifestChunk is the user data of an EventSource manifest event: the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/google/uuid"
 )
 
@@ -208,11 +209,13 @@ type Trait struct {
 }
 
 // GroupTrait names the provider group the provider belongs to.
-func GroupTrait(group uuid.UUID) Trait { return Trait{Type: TraitGroup, Data: AppendGUID(nil, group)} }
+func GroupTrait(group uuid.UUID) Trait {
+	return Trait{Type: TraitGroup, Data: guid.AppendWindows(nil, group)}
+}
 
 // DecodeGUIDTrait gives the GUID under which the provider's events are decoded.
 func DecodeGUIDTrait(g uuid.UUID) Trait {
-	return Trait{Type: TraitDecodeGUID, Data: AppendGUID(nil, g)}
+	return Trait{Type: TraitDecodeGUID, Data: guid.AppendWindows(nil, g)}
 }
 
 // ProviderTraits encodes the provider traits blob of a PROV_TRAITS item:

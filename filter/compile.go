@@ -26,6 +26,11 @@ type Lookup struct {
 	ProviderName  func(r *record.Record) (string, bool)
 	ProviderGroup func(r *record.Record) (uuid.UUID, bool)
 	EventName     func(r *record.Record) (string, bool)
+	// Message gives the level and keyword a WPP message is judged with,
+	// which its header does not carry: the level of its TMF entry and the
+	// bit of its flag among the provider's enable flags. With false, or
+	// when nil, the message is judged with level 0 and keyword 0.
+	Message func(r *record.Record) (level uint8, keyword uint64, ok bool)
 }
 
 // Options are what compiling needs besides the sessions.
@@ -327,6 +332,11 @@ func judge(r *record.Record) (uint8, uint64) {
 // Match reports whether any of the filter's sessions would receive r.
 func (f *Filter) Match(r *record.Record) bool {
 	level, keyword := judge(r)
+	if r.HeaderType == header.TypeMessage && f.lookup.Message != nil {
+		if l, k, ok := f.lookup.Message(r); ok {
+			level, keyword = l, k
+		}
+	}
 	if f.fast {
 		return f.fastEn.Passes(level, keyword) && (keyword != 0 || !f.fastIg0)
 	}

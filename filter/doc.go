@@ -40,7 +40,10 @@
 // (EVENT_TRACE_HEADER and its INSTANCE form) have no keyword, only a level
 // in their Class field, so they are judged with that level and keyword 0.
 // Kernel records (SYSTEM, COMPACT, PERFINFO) and WPP messages carry neither
-// and are judged with level 0 and keyword 0. Level 0 and keyword 0 pass
+// and are judged with level 0 and keyword 0, except WPP messages whose
+// level and flag Lookup.Message gives from their TMF entry: a WPP provider
+// checks its enable level and flags just as the formula does, its flags
+// being the low bits of MatchAnyKeyword. Level 0 and keyword 0 pass
 // every enablement, so these records are received by any session that
 // enables their provider, unless IgnoreKeyword0
 // (EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0) is set on the session or on the

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etlkit/etlkit/guid"
+	"github.com/etlkit/etlkit/header"
 	"github.com/google/uuid"
 )
 
@@ -79,7 +81,7 @@ func ParseProviderSpecWith(s string, defaults Enablement) (ProviderSpec, error) 
 	if name == "" {
 		return ProviderSpec{}, fmt.Errorf("provider %q: no provider name or GUID", s)
 	}
-	if id, ok := parseGUID(name); ok {
+	if id, err := guid.Parse(name); err == nil {
 		if id == uuid.Nil {
 			// No provider has it, and ProviderSpec reads it as "no GUID".
 			return ProviderSpec{}, fmt.Errorf("provider %q: the all-zero GUID names no provider", s)
@@ -125,17 +127,8 @@ func ParseProviderSpecWith(s string, defaults Enablement) (ProviderSpec, error) 
 	return p, nil
 }
 
-// parseGUID accepts only the dashed forms, so that a provider name made of
-// 32 hex digits stays a name.
-func parseGUID(s string) (uuid.UUID, bool) {
-	if len(s) != 36 && !(len(s) == 38 && s[0] == '{' && s[37] == '}') {
-		return uuid.Nil, false
-	}
-	id, err := uuid.Parse(s)
-	return id, err == nil
-}
-
-var fileTimeEpoch = time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)
+// fileTimeEpoch is FILETIME 0.
+var fileTimeEpoch = header.FileTimeToTime(0)
 
 // ParseTimeBound reads an absolute instant in RFC 3339 (converted to UTC),
 // or an offset from the trace start: a non-negative decimal number with one

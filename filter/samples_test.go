@@ -12,10 +12,11 @@ import (
 
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/filter"
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/record/tracelogging"
+	"github.com/etlkit/etlkit/schema/tracelogging"
 )
 
 // sampleFiles lists every trace in the samples folder, wrapped ones
@@ -235,7 +236,7 @@ func traitsOf(r *record.Record) (name string, group uuid.UUID, hasGroup bool) {
 	name = string(b[2:end])
 	for t := b[end+1:]; len(t) >= 3; t = t[binary.LittleEndian.Uint16(t):] {
 		if t[2] == 1 {
-			return name, record.GUID(t[3:]), true
+			return name, guid.FromWindows(t[3:]), true
 		}
 	}
 	return name, uuid.Nil, false

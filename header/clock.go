@@ -135,7 +135,6 @@ func (c *Clock) FineFileTime(raw int64) (ft int64, frac uint32) {
 // Duration is how long n raw ticks of the clock last, rounded down to
 // 100 ns and saturating.
 func (c *Clock) Duration(n uint64) time.Duration {
-	const most = uint64(1<<63-1) / 100
 	ft := n
 	if c.den != 0 && !(c.num == 1 && c.den == 1) {
 		hi, lo := bits.Mul64(n, c.num)
@@ -144,10 +143,7 @@ func (c *Clock) Duration(n uint64) time.Duration {
 		}
 		ft, _ = bits.Div64(hi, lo, c.den)
 	}
-	if ft > most {
-		return 1<<63 - 1
-	}
-	return time.Duration(ft * 100)
+	return FileTimeDuration(ft)
 }
 
 // Ticks is how many raw ticks of the clock d spans, rounded down and

@@ -3,7 +3,6 @@ package header
 import (
 	"encoding/binary"
 	"fmt"
-	"time"
 	"unicode/utf16"
 
 	"github.com/etlkit/etlkit/buffer"
@@ -208,26 +207,4 @@ func decodeUTF16(b []byte) string {
 		u[i] = binary.LittleEndian.Uint16(b[2*i:])
 	}
 	return string(utf16.Decode(u))
-}
-
-// FileTimeEpochDelta is the number of 100 ns units between 1601-01-01 and 1970-01-01.
-const FileTimeEpochDelta = 116444736000000000
-
-// FileTimeToTime converts a FILETIME (100 ns units since 1601, UTC) to a UTC time.Time, exactly.
-func FileTimeToTime(ft int64) time.Time {
-	if ft >= 0 {
-		// Every time after 1601: unsigned division by a constant is a
-		// multiply and a shift, with no sign correction.
-		u := uint64(ft)
-		return time.Unix(int64(u/10_000_000)-FileTimeEpochDelta/10_000_000, int64(u%10_000_000)*100).UTC()
-	}
-	// Split before scaling so that no value overflows int64 nanoseconds;
-	// time.Unix brings the negative remainder into range.
-	return time.Unix(ft/10_000_000-FileTimeEpochDelta/10_000_000, ft%10_000_000*100).UTC()
-}
-
-// TimeToFileTime converts a time to a FILETIME, truncating below 100 ns.
-func TimeToFileTime(t time.Time) int64 {
-	sec := t.Unix() + FileTimeEpochDelta/10_000_000
-	return sec*10_000_000 + int64(t.Nanosecond())/100
 }

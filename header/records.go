@@ -3,11 +3,11 @@ package header
 import (
 	"encoding/binary"
 	"fmt"
-	"math/bits"
 
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/guid"
 )
 
 // Fixed sizes of the record headers.
@@ -234,14 +234,14 @@ func ParseEventTraceHeader(b []byte) (EventTraceHeader, error) {
 		UserTime:     le.Uint32(b[0x2C:]),
 		DataOffset:   EventTraceHeaderSize,
 	}
-	h.Guid = GUID(b[0x18:])
+	h.Guid = guid.FromWindows(b[0x18:])
 	if h.HeaderType == TypeInstance32 || h.HeaderType == TypeInstance64 {
 		if len(b) < InstanceHeaderSize {
 			return EventTraceHeader{}, fmt.Errorf("%w: EVENT_INSTANCE_GUID_HEADER needs %d bytes, have %d", buffer.ErrTruncated, InstanceHeaderSize, len(b))
 		}
 		h.InstanceId = le.Uint32(b[0x30:])
 		h.ParentInstanceId = le.Uint32(b[0x34:])
-		h.ParentGuid = GUID(b[0x38:])
+		h.ParentGuid = guid.FromWindows(b[0x38:])
 		h.DataOffset = InstanceHeaderSize
 	}
 	return h, nil
@@ -279,11 +279,11 @@ func ParseEventHeader(b []byte) (EventHeader, error) {
 		ThreadId:      le.Uint32(b[8:]),
 		ProcessId:     le.Uint32(b[0xC:]),
 		TimeStamp:     int64(le.Uint64(b[0x10:])),
-		ProviderId:    GUID(b[0x18:]),
+		ProviderId:    guid.FromWindows(b[0x18:]),
 		Descriptor:    ParseEventDescriptor(b[0x28:]),
 		KernelTime:    le.Uint32(b[0x38:]),
 		UserTime:      le.Uint32(b[0x3C:]),
-		ActivityId:    GUID(b[0x40:]),
+		ActivityId:    guid.FromWindows(b[0x40:]),
 	}
 	return h, nil
 }
@@ -296,7 +296,7 @@ func ParseEventDescriptor(b []byte) EventDescriptor {
 }
 
 // ReadEventDescriptor is ParseEventDescriptor writing into dst, field by
-// field, for the reason given at ReadGUID.
+// field, for the reason given at guid.ReadWindows.
 func ReadEventDescriptor(dst *EventDescriptor, b []byte) {
 	_ = b[15]
 	le := binary.LittleEndian
@@ -344,7 +344,7 @@ func ParseMessage(b []byte) (Message, error) {
 		if err := need(16, "GUID"); err != nil {
 			return Message{}, err
 		}
-		m.Guid = GUID(b[pos:])
+		m.Guid = guid.FromWindows(b[pos:])
 		pos += 16
 	}
 	if m.OptionFlags&(MessageTimestamp|MessagePerformanceTimestamp) != 0 {
@@ -366,37 +366,4 @@ func ParseMessage(b []byte) (Message, error) {
 	}
 	m.DataOffset = pos
 	return m, nil
-}
-
-// GUID reads a Windows GUID (u32, u16, u16 little-endian, then 8 bytes as
-// they are) from the first 16 bytes of b.
-func GUID(b []byte) uuid.UUID {
-	var u uuid.UUID
-	ReadGUID(&u, b)
-	return u
-}
-
-// GUIDBytes is g as a record header stores it: the inverse of GUID, for
-// comparing a header's bytes with a known GUID without decoding them.
-func GUIDBytes(g uuid.UUID) (b [16]byte) {
-	le, be := binary.LittleEndian, binary.BigEndian
-	le.PutUint32(b[0:], be.Uint32(g[0:]))
-	le.PutUint16(b[4:], be.Uint16(g[4:]))
-	le.PutUint16(b[6:], be.Uint16(g[6:]))
-	copy(b[8:], g[8:])
-	return b
-}
-
-// ReadGUID is GUID writing into dst. The hot path uses it so that the GUID
-// goes into the record in two 8-byte stores: a value built piece by piece
-// and then copied whole is reloaded before its stores have reached the
-// cache, which stalls the processor for each record.
-func ReadGUID(dst *uuid.UUID, b []byte) {
-	_ = b[15]
-	le := binary.LittleEndian
-	first := uint64(bits.ReverseBytes32(le.Uint32(b))) |
-		uint64(bits.ReverseBytes16(le.Uint16(b[4:])))<<32 |
-		uint64(bits.ReverseBytes16(le.Uint16(b[6:])))<<48
-	le.PutUint64(dst[0:], first)
-	le.PutUint64(dst[8:], le.Uint64(b[8:]))
 }

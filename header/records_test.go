@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -163,18 +162,7 @@ func TestMessageOptionalItems(t *testing.T) {
 	assert.ErrorIs(t, err, buffer.ErrTruncated)
 }
 
-func TestGUIDAndDescriptorAsOnDisk(t *testing.T) {
-	// {3D6FA8D0-FE05-11D0-9DDA-00C04FD7BA7C} (Thread), as Windows stores it.
-	disk := []byte{0xD0, 0xA8, 0x6F, 0x3D, 0x05, 0xFE, 0xD0, 0x11, 0x9D, 0xDA, 0x00, 0xC0, 0x4F, 0xD7, 0xBA, 0x7C}
-	want := "3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c"
-	assert.Equal(t, want, header.GUID(disk).String())
-	var u uuid.UUID
-	for i := range u {
-		u[i] = 0xEE // ReadGUID must overwrite every byte
-	}
-	header.ReadGUID(&u, disk)
-	assert.Equal(t, want, u.String())
-
+func TestDescriptorAsOnDisk(t *testing.T) {
 	desc := []byte{0x34, 0x12, 2, 16, 4, 11, 0x78, 0x56, 1, 2, 3, 4, 5, 6, 7, 0x80}
 	wantDesc := header.EventDescriptor{Id: 0x1234, Version: 2, Channel: 16, Level: 4, Opcode: 11, Task: 0x5678, Keyword: 0x8007060504030201}
 	assert.Equal(t, wantDesc, header.ParseEventDescriptor(desc))

@@ -62,8 +62,8 @@ func scan(si int, src *Source) scanned {
 	// Every buffer's loc, in walk order, and the stream it belongs to
 	// (its id: its place in made, the streams in the order met). They go
 	// into the streams' own slices, one array between them, at the end:
-	// sixteen slices grown by appending cost, on the 1 GiB benchmark trace,
-	// 300 page faults of fresh memory, serial before the merge.
+	// slices grown by appending fault in fresh memory page by page, serial
+	// before the merge.
 	var (
 		made []*stream
 		all  []loc

@@ -398,7 +398,7 @@ func stampOf(c *header.Clock, raw int64, fine bool) (int64, uint32) {
 // duration is how long a difference of two times of the timeline is.
 func (m *Merge) duration(d uint64) time.Duration {
 	if m.fine || m.clock == nil {
-		return fileTimeDuration(d)
+		return header.FileTimeDuration(d)
 	}
 	return m.clock.Duration(d)
 }

@@ -45,10 +45,9 @@ const DefaultWindowRecords = 1 << 16
 // merge when Options.ReadAhead is 0 and the input has compressed buffers
 // or there are two cores or more. Compressed buffers are read ahead by a
 // worker per core, which decompress them in parallel; uncompressed ones
-// by one worker, which only copies them: on the 1 GiB benchmark trace,
-// with two idle cores, that took the time order from 0.53 s to 0.43 s
-// (medians of 11 interleaved runs) for 20% more processor time, while
-// a second worker added processor time and saved none. On one core the
+// by one worker, which only copies them: that shortens the time order on
+// two idle cores for a little more processor time, while a second worker
+// adds processor time and saves none (PERFORMANCE.md). On one core the
 // merge reads every uncompressed buffer itself.
 const DefaultReadAhead = 2
 
@@ -92,9 +91,9 @@ type Options struct {
 	// MergeAhead runs the merge on a goroutine of its own, a little ahead
 	// of the iterating goroutine, which then only decodes the records in
 	// the order handed to it (see pipeline.go); it needs two cores, and
-	// read-ahead on. The records, errors and Stats are the same. On the
-	// 1 GiB benchmark trace it took about as long as the merge on one
-	// goroutine, at twice the processor time, so it is not the default.
+	// read-ahead on. The records, errors and Stats are the same. On two
+	// cores it takes about as long as the merge on one goroutine, at twice
+	// the processor time, so it is not the default.
 	MergeAhead bool
 }
 

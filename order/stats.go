@@ -79,13 +79,3 @@ type StreamStats struct {
 	// Late (Sorted) counts this stream's records delivered late.
 	Late int
 }
-
-// fileTimeDuration converts a difference of FILETIMEs to a Duration,
-// saturating: a forged timestamp can be centuries away.
-func fileTimeDuration(d uint64) time.Duration {
-	const max = uint64(1<<63-1) / 100
-	if d > max {
-		return time.Duration(1<<63 - 1)
-	}
-	return time.Duration(d * 100)
-}

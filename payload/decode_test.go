@@ -490,3 +490,27 @@ func TestUTF16Helpers(t *testing.T) {
 	// A lone surrogate is U+FFFD; an odd last byte is left out.
 	assert.Equal(t, "\uFFFDx", string(payload.AppendUTF16(nil, []byte{0x00, 0xD8, 'x', 0, 'y'})))
 }
+
+func TestNewSchema(t *testing.T) {
+	s, err := payload.NewSchema("X", []payload.Field{
+		{Name: "a", InType: payload.InUInt32},
+		{Name: "s", InType: payload.InStruct, Members: []payload.Field{{Name: "b", InType: payload.InAnsiString}}},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 3, s.NumFields())
+	vals, err := s.Decode(cat(le32(7), []byte("hi\x00")), 8, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "a=7 s={\"b\":\"hi\"}", string(payload.AppendTextFields(nil, vals, " ")))
+
+	for _, bad := range [][]payload.Field{
+		{{Name: "n", InType: payload.InNull}},
+		{{Name: "n", InType: 40}},
+		{{Name: "n", InType: payload.InUInt8, Arity: 0x10}},
+		{{Name: "n", InType: payload.InUInt8, Members: []payload.Field{{Name: "m", InType: payload.InUInt8}}}},
+		{{Name: "n", InType: payload.InStruct, Arity: payload.Custom}},
+	} {
+		_, err := payload.NewSchema("X", bad)
+		assert.ErrorIs(t, err, buffer.ErrMalformed, "%+v", bad)
+	}
+	assert.Panics(t, func() { payload.MustSchema("X", []payload.Field{{InType: payload.InNull}}) })
+}

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/etlkit/etlkit/header"
 )
 
 // numbersToRender are the edges of every digit count and width, and a
@@ -29,18 +30,6 @@ func numbersToRender() []uint64 {
 		xs = append(xs, rng.Uint64()>>rng.IntN(64))
 	}
 	return xs
-}
-
-func TestAppendDecimalMatchesStrconv(t *testing.T) {
-	prefix := []byte("x=")
-	for _, x := range numbersToRender() {
-		if got, want := string(AppendDecimal(prefix, x)), "x="+strconv.FormatUint(x, 10); got != want {
-			t.Fatalf("AppendDecimal(%d) = %q, want %q", x, got, want)
-		}
-		if got, want := string(appendDecimalInt(prefix, int64(x))), "x="+strconv.FormatInt(int64(x), 10); got != want {
-			t.Fatalf("appendDecimalInt(%d) = %q, want %q", int64(x), got, want)
-		}
-	}
 }
 
 func TestAppendHexMatchesFmt(t *testing.T) {
@@ -170,7 +159,7 @@ func TestTimeTextMatchesFormat(t *testing.T) {
 		fts = append(fts, rng.Uint64()>>rng.IntN(8))
 	}
 	for _, ft := range fts {
-		tm := FileTimeToTime(ft)
+		tm := header.UnsignedFileTimeToTime(ft)
 		if got, want := string(appendTimeText([]byte("x"), tm)), "x"+tm.Format(timeLayout); got != want {
 			t.Fatalf("FILETIME %d: %q, want %q", ft, got, want)
 		}

@@ -10,6 +10,10 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/etlkit/etlkit/guid"
+	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/internal/digits"
 )
 
 // timeLayout renders times in UTC with the full 100 ns precision of a
@@ -34,9 +38,9 @@ func (v Value) AppendText(dst []byte) []byte {
 			return appendHex(dst, v.num&widthMask(len(v.raw)), 0)
 		}
 		if v.kind == KindInt {
-			return appendDecimalInt(dst, int64(v.num))
+			return digits.AppendInt(dst, int64(v.num))
 		}
-		return AppendDecimal(dst, v.num)
+		return digits.AppendDecimal(dst, v.num)
 	}
 	if v.isCharArray() {
 		return v.appendStringText(dst)
@@ -62,7 +66,7 @@ func (v Value) AppendText(dst []byte) []byte {
 	case KindBytes:
 		return v.appendBytes(dst)
 	case KindGUID:
-		return appendGUID(dst, v.raw)
+		return guid.Append(dst, guid.FromWindows(v.raw))
 	case KindTime:
 		return v.appendTime(dst)
 	case KindSID:
@@ -94,9 +98,9 @@ func (v *Value) appendJSON(dst []byte) []byte {
 				return appendQuotedHex(dst, v.num&widthMask(len(v.raw)))
 			}
 			if v.kind == KindInt {
-				return appendDecimalInt(dst, int64(v.num))
+				return digits.AppendInt(dst, int64(v.num))
 			}
-			return AppendDecimal(dst, v.num)
+			return digits.AppendDecimal(dst, v.num)
 		} else if f != nil && f.OutType.isHex() {
 			// As appendFormatted writes a hex out-type.
 			return appendQuotedHex(dst, v.num&widthMask(len(v.raw)))
@@ -157,9 +161,9 @@ func (v *Value) appendJSON(dst []byte) []byte {
 				case hex:
 					dst = appendQuotedHex(dst, k.num&widthMask(len(k.raw)))
 				case k.kind == KindInt:
-					dst = appendDecimalInt(dst, int64(k.num))
+					dst = digits.AppendInt(dst, int64(k.num))
 				default:
-					dst = AppendDecimal(dst, k.num)
+					dst = digits.AppendDecimal(dst, k.num)
 				}
 			}
 			return append(dst, ']')
@@ -281,78 +285,12 @@ func (v *Value) appendNumber(dst []byte, inJSON bool) []byte {
 			return appendHex(dst, v.num&widthMask(len(v.raw)), 0)
 		}
 		if v.kind == KindInt {
-			return appendDecimalInt(dst, int64(v.num))
+			return digits.AppendInt(dst, int64(v.num))
 		}
-		return AppendDecimal(dst, v.num)
+		return digits.AppendDecimal(dst, v.num)
 	}
 	return v.appendFormatted(dst, in, out, inJSON)
 }
-
-// AppendDecimal appends x in decimal, as strconv.AppendUint does, with the
-// digits written in place: most numbers of a trace are small, and strconv
-// copies even those from a table through a call.
-func AppendDecimal(dst []byte, x uint64) []byte {
-	if x < 10 {
-		return append(dst, byte('0'+x))
-	}
-	if x < 100 {
-		return append(dst, digitPairs[2*x], digitPairs[2*x+1])
-	}
-	if x < 10000 {
-		hi, lo := 2*(x/100), 2*(x%100)
-		if x < 1000 {
-			return append(dst, byte('0'+hi/2), digitPairs[lo], digitPairs[lo+1])
-		}
-		return append(dst, digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
-	}
-	// The digit count from the bit length: 1233/4096 is just above
-	// log10(2), so the estimate is the count or one less.
-	n := (bits.Len64(x) * 1233) >> 12
-	if n < len(powersOf10) && x >= powersOf10[n] {
-		n++
-	}
-	if n == len(powersOf10) && x >= 1e19 {
-		n = 20
-	}
-	l := len(dst)
-	dst = slices.Grow(dst, n)[:l+n]
-	out := dst[l : l+n]
-	i := n
-	for x >= 100 {
-		q := x / 100
-		r := x - q*100
-		i -= 2
-		out[i], out[i+1] = digitPairs[2*r], digitPairs[2*r+1]
-		x = q
-	}
-	if x >= 10 {
-		out[i-2], out[i-1] = digitPairs[2*x], digitPairs[2*x+1]
-	} else {
-		out[i-1] = byte('0' + x)
-	}
-	return dst
-}
-
-// appendDecimalInt appends x in decimal, as strconv.AppendInt does.
-func appendDecimalInt(dst []byte, x int64) []byte {
-	if x < 0 {
-		return AppendDecimal(append(dst, '-'), -uint64(x))
-	}
-	return AppendDecimal(dst, uint64(x))
-}
-
-// powersOf10 are 10^0 to 10^18.
-var powersOf10 = func() (p [19]uint64) {
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * 10
-	}
-	return p
-}()
-
-const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
-	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" + "60616263646566676869" +
-	"70717273747576777879" + "80818283848586878889" + "90919293949596979899"
 
 // widthMask keeps the bits of an integer n bytes wide; all of them for a
 // value without bytes (a computed one).
@@ -382,7 +320,7 @@ func (v *Value) appendFormatted(dst []byte, in InType, out OutType, inJSON bool)
 		switch {
 		case width == 64 && out.isDateTime():
 			dst = quote(dst)
-			dst = appendTimeText(dst, FileTimeToTime(v.num))
+			dst = appendTimeText(dst, header.UnsignedFileTimeToTime(v.num))
 			return quote(dst)
 		case in == InUInt32 && out == OutIPv4:
 			dst = quote(dst)
@@ -474,7 +412,7 @@ func appendHexArray(dst []byte, kids []Value, f *Field) ([]byte, bool) {
 		p += 3
 		// The digits as appendHex writes them, written out here: shared
 		// through a function, which the compiler does not inline, they
-		// cost 1.3% more instructions on the jsonl of a .NET trace.
+		// would cost a call per element of every array.
 		n := max((bits.Len64(x)+3)/4, 1)
 		lo := hexUpper8(bits.ReverseBytes32(uint32(x)))
 		if n <= 8 {
@@ -497,25 +435,7 @@ func appendQuotedHex(dst []byte, x uint64) []byte {
 	return append(dst, '"')
 }
 
-// HexDigits8 turns the four bytes of w (little-endian) into their eight
-// hex digits, upper- or lower-case, first byte first, as a little-endian
-// word to store in one step.
-func HexDigits8(w uint32, upper bool) uint64 {
-	s := uint64(w)
-	s = (s | s<<16) & 0x0000FFFF0000FFFF
-	s = (s | s<<8) & 0x00FF00FF00FF00FF // byte k of w in the low byte of lane k
-	n := (s>>4)&0x000F000F000F000F | (s&0x000F000F000F000F)<<8
-	// Each byte is now a nibble: add '0', and the distance from '9'+1 to
-	// 'A' or 'a' more above 9.
-	above9 := ((n + 0x0606060606060606) >> 4) & 0x0101010101010101
-	letters := uint64('a' - '0' - 10)
-	if upper {
-		letters = 'A' - '0' - 10
-	}
-	return n + 0x3030303030303030 + above9*letters
-}
-
-func hexUpper8(w uint32) uint64 { return HexDigits8(w, true) }
+func hexUpper8(w uint32) uint64 { return digits.Hex8(w, true) }
 
 func (v Value) appendFloat(dst []byte, inJSON bool) []byte {
 	f := v.Float()
@@ -804,29 +724,9 @@ func appendSockaddr(dst, b []byte) ([]byte, bool) {
 	return dst, false
 }
 
-// appendGUID appends a Windows GUID in 8-4-4-4-12 lower-case form.
-func appendGUID(dst, b []byte) []byte {
-	const lower = "0123456789abcdef"
-	hex := func(dst []byte, c byte) []byte { return append(dst, lower[c>>4], lower[c&0xF]) }
-	for _, i := range [...]int{3, 2, 1, 0} {
-		dst = hex(dst, b[i])
-	}
-	dst = append(dst, '-')
-	dst = hex(hex(dst, b[5]), b[4])
-	dst = append(dst, '-')
-	dst = hex(hex(dst, b[7]), b[6])
-	dst = append(dst, '-')
-	dst = hex(hex(dst, b[8]), b[9])
-	dst = append(dst, '-')
-	for _, c := range b[10:16] {
-		dst = hex(dst, c)
-	}
-	return dst
-}
-
 func (v Value) appendTime(dst []byte) []byte {
 	if v.flags&flagSysTime == 0 {
-		return appendTimeText(dst, FileTimeToTime(v.num))
+		return appendTimeText(dst, header.UnsignedFileTimeToTime(v.num))
 	}
 	return AppendSystemTime(dst, systemTime(v.raw))
 }
@@ -841,7 +741,7 @@ func appendTimeText(dst []byte, t time.Time) []byte {
 	}
 	hour, minute, sec := t.Clock()
 	frac := t.Nanosecond() / 100
-	pair := func(dst []byte, x int) []byte { return append(dst, digitPairs[2*x], digitPairs[2*x+1]) }
+	pair := func(dst []byte, x int) []byte { return append(dst, digits.Pairs[2*x], digits.Pairs[2*x+1]) }
 	dst = pair(pair(dst, year/100), year%100)
 	dst = append(dst, '-')
 	dst = pair(dst, int(month))

@@ -7,6 +7,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/etlkit/etlkit/guid"
+	"github.com/etlkit/etlkit/header"
 	"github.com/google/uuid"
 )
 
@@ -314,23 +316,7 @@ func (v Value) GUID() uuid.UUID {
 	if v.kind != KindGUID {
 		return uuid.Nil
 	}
-	return windowsGUID(v.raw)
-}
-
-// windowsGUID reads a Windows GUID (u32, u16, u16 little-endian, then 8
-// bytes in order) from the first 16 bytes of b.
-func windowsGUID(b []byte) uuid.UUID {
-	_ = b[15]
-	return uuid.UUID{b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6],
-		b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]}
-}
-
-// fileTimeEpochDelta is the number of seconds from 1601-01-01 to 1970-01-01.
-const fileTimeEpochDelta = 11644473600
-
-// FileTimeToTime converts a FILETIME (100 ns units since 1601-01-01 UTC).
-func FileTimeToTime(ft uint64) time.Time {
-	return time.Unix(int64(ft/1e7)-fileTimeEpochDelta, int64(ft%1e7)*100).UTC()
+	return guid.FromWindows(v.raw)
 }
 
 // Time is the value of a KindTime in UTC, or of an integer field whose
@@ -346,7 +332,7 @@ func (v Value) Time() time.Time {
 		st := systemTime(v.raw)
 		return time.Date(int(st[0]), time.Month(st[1]), int(st[3]), int(st[4]), int(st[5]), int(st[6]), int(st[7])*1e6, time.UTC)
 	case v.kind == KindTime, v.isFileTimeInt():
-		return FileTimeToTime(v.num)
+		return header.UnsignedFileTimeToTime(v.num)
 	}
 	return time.Time{}
 }

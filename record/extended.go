@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/buffer"
-	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/guid"
 )
 
 // ExtType is EVENT_HEADER_EXTENDED_DATA_ITEM.ExtType.
@@ -64,7 +64,7 @@ func (it ExtendedItem) guid() (uuid.UUID, error) {
 	if len(it.Data) < 16 {
 		return uuid.Nil, it.errSize("16")
 	}
-	return GUID(it.Data), nil
+	return guid.FromWindows(it.Data), nil
 }
 
 func (it ExtendedItem) u64() (uint64, error) {
@@ -128,7 +128,7 @@ func (it ExtendedItem) InstanceInfo() (InstanceInfo, error) {
 	return InstanceInfo{
 		InstanceId:       binary.LittleEndian.Uint32(it.Data),
 		ParentInstanceId: binary.LittleEndian.Uint32(it.Data[4:]),
-		ParentGuid:       GUID(it.Data[8:]),
+		ParentGuid:       guid.FromWindows(it.Data[8:]),
 	}, nil
 }
 
@@ -242,6 +242,3 @@ func ParseSID(b []byte) (SID, int, error) {
 	}
 	return SID{Revision: b[0], IdentifierAuthority: auth, raw: b[8:size]}, size, nil
 }
-
-// GUID reads a Windows mixed-endian GUID from the first 16 bytes of b.
-func GUID(b []byte) uuid.UUID { return header.GUID(b) }

@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/binary"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
 )
 
@@ -56,14 +57,14 @@ func (c *Cursor) decodeFast(r *Record) bool {
 		r.EventProperty = le.Uint16(b[6:])
 		r.ThreadId, r.ProcessId, r.HasThreadProcess = le.Uint32(b[8:]), le.Uint32(b[0xC:]), true
 		r.RawTimeStamp = int64(le.Uint64(b[0x10:]))
-		header.ReadGUID(&r.ProviderId, b[0x18:])
+		guid.ReadWindows(&r.ProviderId, b[0x18:])
 		header.ReadEventDescriptor(&r.EventDescriptor, b[0x28:])
 		r.ClassVersion = uint16(r.EventDescriptor.Version)
 		r.HookId = 0
 		r.KernelTime, r.UserTime = le.Uint32(b[0x38:]), le.Uint32(b[0x3C:])
 		pt := c.ctx.processorTime()
 		r.HasCPUTime, r.HasProcessorTime = !pt, pt
-		header.ReadGUID(&r.ActivityId, b[0x40:])
+		guid.ReadWindows(&r.ActivityId, b[0x40:])
 		r.PEBSIndex, r.HasPEBS, r.pmcRaw = 0, false, nil
 		r.UserData = b[pos:]
 	case header.TypeSystem64, header.TypeSystem32, header.TypePerfInfo64, header.TypePerfInfo32,
@@ -90,7 +91,7 @@ func (c *Cursor) decodeFast(r *Record) bool {
 		r.setCommon(c.ctx.flags(typ), KernelGroupGUID(uint8(hook>>8), uint8(hook)),
 			header.EventDescriptor{}, version, hook, 0)
 		// Set apart from the zeroed descriptor, for the reason given at
-		// header.ReadGUID.
+		// guid.ReadWindows.
 		r.EventDescriptor.Opcode, r.EventDescriptor.Version = uint8(hook), uint8(version)
 		if fixed == header.PerfInfoHeaderSize {
 			r.RawTimeStamp = int64(le.Uint64(b[8:]))

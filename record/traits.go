@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/buffer"
-	"github.com/etlkit/etlkit/record/tracelogging"
+	"github.com/etlkit/etlkit/guid"
 )
 
 // TraitType is ETW_PROVIDER_TRAIT_TYPE.
@@ -119,9 +119,9 @@ func (pt *ProviderTraits) readTraits(b []byte, pos int) error {
 			if len(tr.Data) < 16 {
 				return traitsErr("group trait at offset %d has %d bytes, want a 16-byte GUID", pos, len(tr.Data))
 			}
-			pt.Group, pt.HasGroup = GUID(tr.Data), true
+			pt.Group, pt.HasGroup = guid.FromWindows(tr.Data), true
 		case tr.Type == TraitDecodeGuid && len(tr.Data) >= 16:
-			pt.DecodeGuid, pt.HasDecodeGuid = GUID(tr.Data), true
+			pt.DecodeGuid, pt.HasDecodeGuid = guid.FromWindows(tr.Data), true
 		}
 		pt.Traits = append(pt.Traits, tr)
 		pos += n
@@ -232,17 +232,4 @@ func (c *TraitsCache) ProviderName(r *Record) string {
 		return ""
 	}
 	return pt.Name
-}
-
-// TraceLoggingSchema returns the parsed schema of the record's
-// EVENT_SCHEMA_TL item through the cache; ok is false when the record is
-// not a TraceLogging event. Decode its payload with
-// s.Decode(r.UserData, r.PointerSize(), dst).
-func (r *Record) TraceLoggingSchema(c *tracelogging.Cache) (s *tracelogging.Schema, ok bool, err error) {
-	it, ok := r.Extended(ExtEventSchemaTL)
-	if !ok {
-		return nil, false, nil
-	}
-	s, err = c.Schema(it.Data)
-	return s, true, err
 }

@@ -10,9 +10,7 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/header"
-	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
-	tl "github.com/etlkit/etlkit/record/tracelogging"
 )
 
 // traitsBlob builds a PROV_TRAITS blob; each trait is its type byte
@@ -297,27 +295,4 @@ func FuzzProviderTraits(f *testing.F) {
 			t.Fatalf("traits cover %d bytes of %d", total, size)
 		}
 	})
-}
-
-func TestRecordTraceLoggingSchema(t *testing.T) {
-	schema := []byte{0x0A, 0x00, 0x00, 'E', 'v', 0, 'n', 0, 0x88, 0x05, 0, 0, 0, 0, 0}
-	r := eventRecord(t, []byte{0x10, 0x27, 0, 0},
-		record.ExtendedItem{Type: record.ExtEventSchemaTL, Data: schema},
-		record.ExtendedItem{Type: record.ExtProviderTraits, Data: traitsBlob("P")})
-	c := tl.NewCache(0, 0)
-	s, ok, err := r.TraceLoggingSchema(c)
-	require.NoError(t, err)
-	require.True(t, ok)
-	assert.Equal(t, "Ev", s.Name)
-	vals, err := s.Decode(r.UserData, r.PointerSize(), nil)
-	require.NoError(t, err)
-	assert.Equal(t, "n=10000", string(payload.AppendTextFields(nil, vals, " ")))
-	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() { _, _, _ = r.TraceLoggingSchema(c) }))
-
-	_, ok, err = eventRecord(t, nil).TraceLoggingSchema(c)
-	assert.False(t, ok)
-	assert.NoError(t, err)
-	_, ok, err = eventRecord(t, nil, record.ExtendedItem{Type: record.ExtEventSchemaTL, Data: []byte{3, 0, 0x80}}).TraceLoggingSchema(c)
-	assert.True(t, ok)
-	assert.ErrorIs(t, err, buffer.ErrMalformed)
 }

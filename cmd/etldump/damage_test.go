@@ -82,7 +82,7 @@ func TestMaxUnwrapped(t *testing.T) {
 	n, errs, code := countRun(t, "--max-unwrapped", "8KiB", path)
 	assert.Equal(t, exitDamaged, code)
 	assert.Equal(t, 4, n, "the records of the first 8 KiB buffer")
-	assert.Equal(t, "etldump: "+path+": offset 0x2000: damaged: its content stops at the --max-unwrapped limit; 4 records read; "+
+	assert.Equal(t, "etldump: "+path+": offset 0x2000: damaged: its content stops at the unwrapped size limit; 4 records read; "+
 		"the gzip content goes on past the limit of 8 KiB on unwrapped content, a guard against decompression bombs; the trace is read up to it\n", errs)
 	n, errs, code = countRun(t, "--max-unwrapped", "16384", path)
 	assert.Equal(t, exitOK, code, errs)
@@ -116,7 +116,7 @@ func TestOneRecordRead(t *testing.T) {
 // TestDecompressionBomb runs the binary on 2 GiB of zero bytes in gzip: it
 // stops after the first bytes, says what it found, and its peak resident
 // memory stays under 64 MiB. A real trace followed by the zeros stops at
-// --max-unwrapped, its content kept in memory (up to etl.SpillThreshold,
+// --max-unwrapped, its content kept in memory (up to etl.DefaultSpillThreshold,
 // 32 MiB) and its peak memory under 128 MiB.
 func TestDecompressionBomb(t *testing.T) {
 	if testing.Short() {
@@ -158,7 +158,7 @@ func TestDecompressionBomb(t *testing.T) {
 		maxRSS int64 // KiB
 	}{
 		{[]string{"--count", bomb}, exitFatal, "etldump: " + bomb + ": the gzip content is not a trace: offset 0x0: buffer 0: the input starts with zero bytes where a buffer header should be: not an ETL file\n", 64 << 10},
-		{[]string{"--count", "--max-unwrapped", "16MiB", traceBomb}, exitDamaged, "etldump: " + traceBomb + ": offset 0x1000000: damaged: its content stops at the --max-unwrapped limit; 17078 records read; " +
+		{[]string{"--count", "--max-unwrapped", "16MiB", traceBomb}, exitDamaged, "etldump: " + traceBomb + ": offset 0x1000000: damaged: its content stops at the unwrapped size limit; 17078 records read; " +
 			"the gzip content goes on past the limit of 16 MiB on unwrapped content, a guard against decompression bombs; the trace is read up to it\n", 128 << 10},
 	} {
 		cmd := exec.Command(bin, c.args...)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/etlkit/etlkit/describe"
@@ -15,8 +15,8 @@ import (
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
-	"github.com/etlkit/etlkit/schema/dotnet"
 	"github.com/etlkit/etlkit/schema/manifest"
+	"github.com/etlkit/etlkit/sink/textsink"
 )
 
 // input is one opened file of the command line.
@@ -41,13 +41,14 @@ type dumper struct {
 	inputs   []*input
 	filter   *filter.Filter
 	describe *describer
-	// manifests holds the events of the --manifest files, nil for none;
-	// trace what the inputs say of their own events, once learned.
+	// manifests holds the events of the --manifest files, nil for none.
 	manifests *schema.Set
-	trace     *schema.Set
-	// learned is the first pass that learned trace, with the inputs'
-	// kernel file and volume names and .NET type names.
-	learned  *describe.Learner
+	// learned is the first pass over the inputs, once made: what they say
+	// of their own events, their kernel file and volume names and .NET
+	// type names.
+	learned *describe.Learner
+	// wpp holds the TMF messages of --tmf.
+	wpp      wppOptions
 	progress *progress
 	set      *etl.Set
 }
@@ -59,7 +60,7 @@ func (d *dumper) fail(status int) {
 func (d *dumper) dump() int {
 	defer d.closeInputs()
 	if len(d.opts.manifests) > 0 {
-		set, err := manifest.LoadPaths(manifest.Options{Warn: func(err error) {
+		set, err := describe.LoadManifests(&manifest.Options{Warn: func(err error) {
 			fmt.Fprintf(d.stderr, "etldump: --manifest: %v\n", err)
 		}}, d.opts.manifests...)
 		if err != nil {
@@ -75,13 +76,10 @@ func (d *dumper) dump() int {
 			d.fail(exitFatal)
 			return d.status
 		}
-		// .NET events read the same with the runtime's manifest as with
-		// the built-in tables.
-		dotnet.ApplyTraceEventConventions(set)
 		d.manifests = set
 	}
 	d.open()
-	if len(d.inputs) == 0 {
+	if len(d.inputs) == 0 || !d.loadTMF() {
 		return d.status
 	}
 	d.line = make([]byte, 0, 4096)
@@ -94,15 +92,12 @@ func (d *dumper) dump() int {
 		// Event names come from the same sources as the output's, so
 		// --event-name matches what EventName shows: kernel, manifest and
 		// TraceLogging names alike.
-		var trace *schema.Set
-		if usesEventNames(&d.opts.session) {
-			trace = d.learnTrace()
+		names := d.newDescriber(false, usesEventNames(&d.opts.session))
+		lookup := filter.Lookup{EventName: names.d.EventName}
+		if d.wpp.set != nil {
+			lookup.Message = d.wpp.wppLevel
 		}
-		names := newDescriber(false, trace, d.manifests, nil)
-		flt, err := filter.Compile(filter.Options{
-			TraceStart: d.traceStart(),
-			Lookup:     filter.Lookup{EventName: names.d.EventName},
-		}, d.opts.session)
+		flt, err := filter.Compile(filter.Options{TraceStart: d.traceStart(), Lookup: lookup}, d.opts.session)
 		if err != nil {
 			fmt.Fprintf(d.stderr, "etldump: filter: %v\n", err)
 			d.fail(exitFatal)
@@ -122,6 +117,8 @@ func (d *dumper) dump() int {
 	default:
 		if d.opts.format == "etl" {
 			d.writeETL()
+		} else if d.opts.format == "pcapng" {
+			d.writePcapng()
 		} else if isProfileFormat(d.opts.format) {
 			d.profile()
 		} else {
@@ -150,12 +147,12 @@ func (d *dumper) open() {
 		var err error
 		switch {
 		case name != "-":
-			f, err = etl.OpenWith(name, etl.OpenOptions{MaxUnwrapped: d.opts.maxUnwrapped})
+			f, err = etl.OpenWith(name, d.openOptions())
 		case readStdin:
 			err = errors.New("standard input is given more than once")
 		default:
 			readStdin = true
-			f, err = etl.OpenReaderWith(stdin, name, etl.OpenOptions{MaxUnwrapped: d.opts.maxUnwrapped})
+			f, err = etl.OpenStream(stdin, name, d.openOptions())
 		}
 		if err != nil {
 			fmt.Fprintln(d.stderr, fileMessage(name, err))
@@ -164,6 +161,11 @@ func (d *dumper) open() {
 		}
 		d.inputs = append(d.inputs, &input{name: name, f: f})
 	}
+}
+
+// openOptions are the etl.Options the flags ask for.
+func (d *dumper) openOptions() *etl.Options {
+	return &etl.Options{MaxUnwrapped: d.opts.maxUnwrapped}
 }
 
 func (d *dumper) closeInputs() {
@@ -191,8 +193,7 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 	n := 0
 	// The sequence is called with the loop body rather than ranged over:
 	// a range loop over a function checks its state around every call,
-	// 19 instructions a record, 3.6% of `--count` (callgrind, 64 MiB
-	// etlgen trace).
+	// a cost per record that --count notices.
 	d.ordered()(func(r *record.Record, err error) bool {
 		if n++; n&(ticksPerRecord-1) == 0 {
 			d.progress.tick(r)
@@ -213,52 +214,30 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 }
 
 func (d *dumper) records() {
-	trace := d.learnTrace()
-	d.describe = newDescriber(true, trace, d.manifests, d.learned)
+	d.describe = d.newDescriber(true, true)
 	if d.opts.format == "parquet" {
 		d.parquet()
 		return
 	}
-	var enc encoder
-	switch d.opts.format {
-	case "jsonl":
-		enc = &jsonlEncoder{}
-	case "csv":
-		enc = &csvEncoder{}
-	case "xml":
-		enc = &xmlEncoder{}
-	default:
-		enc = &textEncoder{message: d.opts.message}
-	}
-	if !d.write(enc.begin(d.line[:0])) {
+	w, err := textsink.NewWriter(d.w, textsink.Options{Format: textsink.Format(d.opts.format), Message: d.opts.message})
+	if err != nil {
+		d.err = err
 		return
 	}
 	var ds describe.Description
-	stopped := false
-	// Lines are gathered into blocks larger than the bufio buffer, which
-	// bufio then writes straight through instead of copying each line.
-	batch := d.line[:0]
 	d.each(func(r *record.Record) bool {
 		d.describe.describe(r, &ds)
-		batch = enc.record(batch, r, &ds)
-		if len(batch) > outputBuffer {
-			if !d.write(batch) {
-				stopped = true
-				return false
-			}
-			batch = batch[:0]
-		}
-		return true
+		return w.Write(r, &ds) == nil
 	})
-	if !stopped && d.write(batch) {
-		d.write(enc.end(d.line[:0]))
+	if err := w.Close(); err != nil && d.err == nil {
+		d.err = err
 	}
 }
 
 func (d *dumper) count() {
 	n := 0
 	d.each(func(*record.Record) bool { n++; return true })
-	d.write(append(appendUint(d.line[:0], uint64(n)), '\n'))
+	d.write(append(strconv.AppendInt(d.line[:0], int64(n), 10), '\n'))
 }
 
 // write hands one encoded piece to the buffered writer and keeps the grown
@@ -287,73 +266,48 @@ func (d *dumper) reportDamage(name string, st *etl.Stats) {
 		return
 	}
 	d.fail(exitDamaged)
-	fmt.Fprintln(d.stderr, damageSummary(name, st))
+	fmt.Fprintf(d.stderr, "etldump: %s: %s\n", name, st.DamageSummary())
 }
 
-// damageSummary says in one line how much was lost and where the first
-// damage is, so that a user can look there with a hex viewer.
-func damageSummary(name string, st *etl.Stats) string {
-	var parts []string
-	plural := func(n int, one, many string) {
-		if n > 0 {
-			parts = append(parts, counted(n, one, many))
+// printHeaders is --header: each file's logfile header, a blank line
+// between files in text, one JSON object per line with --format json.
+func (d *dumper) printHeaders() {
+	for i, in := range d.inputs {
+		b := d.line[:0]
+		if d.opts.format == "json" {
+			b = textsink.AppendHeaderJSON(b, in.f)
+		} else {
+			if i > 0 {
+				b = append(b, '\n')
+			}
+			b = textsink.AppendHeaderText(b, in.f)
+		}
+		if !d.write(b) {
+			return
 		}
 	}
-	plural(st.BuffersSkipped, "buffer skipped", "buffers skipped")
-	plural(st.RecordsSkipped, "record skipped", "records skipped")
-	plural(st.BuffersCut, "buffer cut short", "buffers cut short")
-	switch {
-	case st.Unwrap != nil && errors.Is(st.Unwrap, etl.ErrUnwrapLimit):
-		parts = append(parts, "its content stops at the --max-unwrapped limit")
-	case st.Unwrap != nil:
-		parts = append(parts, "its content breaks off")
-	case st.Truncated:
-		parts = append(parts, "the file ends inside its last buffer")
-	}
-	if len(parts) == 0 {
-		plural(st.ErrorCount, "error", "errors")
-	}
-	var off int64
-	first := ""
-	if len(st.Errors) > 0 {
-		off = st.Errors[0].Offset
-		// The notice of a last buffer cut by the end of the file says
-		// what "the file ends inside its last buffer" already says.
-		// The content's end is told last.
-		if fe := st.Errors[0]; !(st.Truncated && fe.Buffer == st.Buffers-1 && errors.Is(fe, etl.ErrTruncated)) && fe != st.Unwrap {
-			first = errorReason(fe)
-		}
-	}
-	msg := fmt.Sprintf("etldump: %s: offset 0x%x: damaged: %s; %s read", name, off, strings.Join(parts, ", "), counted(st.Records, "record", "records"))
-	if first != "" {
-		msg += "; first: " + first
-	}
-	if fe := st.Unwrap; fe != nil {
-		msg += "; " + fe.Reason
-	}
-	return msg
 }
 
-// counted is a count with its noun: "1 record", "2 records", "0 records".
-func counted[N int | int64 | uint32](n N, one, many string) string {
-	if n == 1 {
-		return "1 " + one
+// stats is --stats: the records that pass the filters, named, counted by
+// header type, provider and event.
+func (d *dumper) stats() {
+	sum := textsink.NewSummary()
+	d.describe = d.newDescriber(false, true)
+	var ds describe.Description
+	d.each(func(r *record.Record) bool {
+		d.describe.describe(r, &ds)
+		sum.Add(r, &ds)
+		return true
+	})
+	if d.set != nil {
+		sum.SetOrder(d.opts.order, d.set.Stats().Order)
 	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// errorReason is a FormatError without its offset, which the message
-// carries in front.
-func errorReason(fe *etl.FormatError) string {
-	s := fe.Reason
-	if fe.Buffer >= 0 {
-		s = fmt.Sprintf("buffer %d: %s", fe.Buffer, s)
+	for _, in := range d.inputs {
+		sum.AddInput(in.f)
 	}
-	if fe.Err != nil {
-		s += ": " + fe.Err.Error()
+	if d.opts.format == "json" {
+		d.write(sum.AppendJSON(d.line[:0]))
+	} else {
+		d.write(sum.AppendText(d.line[:0]))
 	}
-	if fe.Skipped > 0 {
-		s += "; " + fe.SkippedRange()
-	}
-	return s
 }

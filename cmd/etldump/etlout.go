@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/internal/digits"
 	"github.com/etlkit/etlkit/internal/outfile"
 	"github.com/etlkit/etlkit/sink/etlsink"
 )
@@ -108,7 +109,7 @@ func (d *dumper) copyRecords(w *etlsink.Writer, s *etlsink.Session) error {
 		}
 	}
 	if refused > 0 {
-		fmt.Fprintf(d.stderr, "etldump: -o %s: %s could not be written; first: %v\n", d.opts.output, counted(refused, "record", "records"), first)
+		fmt.Fprintf(d.stderr, "etldump: -o %s: %s could not be written; first: %v\n", d.opts.output, digits.Counted(refused, "record", "records"), first)
 		d.fail(exitDamaged)
 	}
 	return nil

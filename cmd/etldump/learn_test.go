@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/etlkit/etlkit/etltest"
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/perfview"
 	"github.com/etlkit/etlkit/internal/samples"
@@ -34,7 +35,7 @@ func metadataTrace(t *testing.T) string {
 	data, _, err := etltest.Build(s, func(b *etltest.Builder) error {
 		return b.WriteBuffer(etltest.Buffer{CPU: 0, SequenceNumber: 1},
 			&etltest.Event{ProviderId: provider, Descriptor: info.Descriptor, ProcessId: 7, ThreadId: 8,
-				TimeStamp: s.HeaderTimeStamp + 1, UserData: etltest.AppendGUID(nil, registered)},
+				TimeStamp: s.HeaderTimeStamp + 1, UserData: guid.AppendWindows(nil, registered)},
 			&etltest.Full{Type: etltest.OpcodeEventInfo, Guid: etltest.MetaDataClass, TimeStamp: s.HeaderTimeStamp + 2, Payload: info.Bytes()},
 			&etltest.Full{Type: etltest.OpcodeEventInfo, Guid: etltest.MetaDataClass, TimeStamp: s.HeaderTimeStamp + 3, Payload: []byte{1, 2, 3}},
 			&etltest.Event{ProviderId: registered, Descriptor: etltest.ManifestDescriptor, ProcessId: 7, ThreadId: 8,

@@ -132,7 +132,7 @@ func checkOutputs(opts *options) error {
 func write(opts *options, stdout, stderr io.Writer) int {
 	out := stdout
 	var file *outfile.File
-	if opts.output != "" && opts.output != "-" && opts.format != "etl" {
+	if opts.output != "" && opts.output != "-" && opts.format != "etl" && opts.format != "pcapng" {
 		f, err := outfile.Create(opts.output, outfile.Options{})
 		if err != nil {
 			fmt.Fprintf(stderr, "etldump: -o %s: %v\n", opts.output, pathReason(err))

@@ -11,13 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/etlkit/etlkit/describe"
-	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/samples"
-	"github.com/etlkit/etlkit/payload"
-	"github.com/etlkit/etlkit/record"
 )
 
 // testManifest is the manifest written for the manifest reader's tests.
@@ -210,43 +206,4 @@ func TestManifestSameAsBuiltIn(t *testing.T) {
 			assert.Greater(t, strings.Count(builtIn, `"ProviderName":"Microsoft-Windows-DotNETRuntime`), 20)
 		})
 	}
-}
-
-// TestDotNetDecodingAllocatesNothing: once warm, describing and decoding
-// the .NET runtime's events allocates nothing per record, but for the
-// error of a payload longer than its schema says: FitBucketInfo and
-// LOHCompact, whose manifest packs the structs the runtime writes aligned.
-func TestDotNetDecodingAllocatesNothing(t *testing.T) {
-	var recs []*record.Record
-	for _, trace := range []string{"gcevents-manifest.etl", "gcrundown-manifest.etl"} {
-		f, err := etl.Open(samples.Path(t, trace))
-		require.NoError(t, err)
-		for r, err := range f.Records() {
-			require.NoError(t, err)
-			recs = append(recs, r.Clone())
-		}
-		f.Close()
-	}
-	z := newDescriber(true, nil, nil, nil)
-	var d describe.Description
-	decoded := 0
-	for _, r := range recs {
-		z.describe(r, &d)
-		if d.Decoded && strings.HasPrefix(d.ProviderName, "Microsoft-Windows-DotNETRuntime") {
-			decoded++
-		}
-	}
-	assert.Greater(t, decoded, 150)
-	trailing := map[string]int{}
-	for _, r := range recs {
-		allocs := testing.AllocsPerRun(10, func() { z.describe(r, &d) })
-		if payload.IsTrailing(d.Err) {
-			trailing[d.EventName]++
-			continue
-		}
-		if allocs != 0 {
-			t.Errorf("%s/%s (%v, %d bytes): %v allocations", d.ProviderName, d.EventName, r.HeaderType, len(r.UserData), allocs)
-		}
-	}
-	assert.Equal(t, map[string]int{"GC/FitBucketInfo": 1, "GC/LOHCompact": 1}, trailing)
 }

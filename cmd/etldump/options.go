@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/filter"
+	"github.com/etlkit/etlkit/guid"
 )
 
 // options is the parsed command line.
@@ -23,12 +24,16 @@ type options struct {
 	window   window
 	progress string // auto, always or never
 	// maxUnwrapped is --max-unwrapped: the bound on a wrapped input's
-	// content (etl.OpenOptions.MaxUnwrapped).
+	// content (etl.Options.MaxUnwrapped).
 	maxUnwrapped int64
 
 	// manifests are the --manifest paths; message is --message.
 	manifests []string
 	message   bool
+	// tmf are the --tmf paths.
+	tmf []string
+	// firstAppearance is --first-appearance (--format pcapng).
+	firstAppearance bool
 	// profile holds the flags of the profile formats (profile.go).
 	profile profileOptions
 
@@ -120,7 +125,7 @@ func parseOptions(args []string) (*options, *parser, error) {
 				if g == nil {
 					return usagef("--disallow follows the --group it applies to: --group GUID --disallow GUID")
 				}
-				id, err := uuid.Parse(strings.TrimSpace(v))
+				id, err := guid.Parse(strings.TrimSpace(v))
 				if err != nil {
 					return fmt.Errorf("%q: want a provider GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", v)
 				}
@@ -169,11 +174,12 @@ func parseOptions(args []string) (*options, *parser, error) {
 				o.window = w
 				return err
 			}},
-		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv, xml, etl (a new trace, with -o), parquet (with -o), or a CPU profile: pprof, speedscope, folded; text or json for --header, --stats and --activities",
-			set: oneOf(&o.format, "text, jsonl, csv, xml, etl, parquet, pprof, speedscope, folded, or json for --header, --stats and --activities",
-				"text", "jsonl", "csv", "xml", "json", "etl", "parquet", "pprof", "speedscope", "folded")},
+		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv, xml, etl (a new trace, with -o), parquet (with -o), pcapng (the packets of NDIS-PacketCapture and PktMon, with -o), or a CPU profile: pprof, speedscope, folded; text or json for --header, --stats and --activities",
+			set: oneOf(&o.format, "text, jsonl, csv, xml, etl, parquet, pcapng, pprof, speedscope, folded, or json for --header, --stats and --activities",
+				"text", "jsonl", "csv", "xml", "json", "etl", "parquet", "pcapng", "pprof", "speedscope", "folded")},
 		{name: "manifest", arg: "PATH", help: "decode events with this instrumentation manifest (.man or .xml), or with every one in this directory (repeatable)",
 			set: func(v string) error { o.manifests = append(o.manifests, v); return nil }},
+		tmfFlag(o),
 		{name: "message", help: "with --format text: print the event's message with its %1...%n filled in place of the fields, for events whose manifest gives one",
 			set: func(string) error { o.message = true; return nil }},
 		{name: "output", short: "o", arg: "FILE", help: "write to FILE instead of standard output; with --format parquet, -o DIR/ writes one file per input",
@@ -198,6 +204,7 @@ func parseOptions(args []string) (*options, *parser, error) {
 			set: func(string) error { o.help = true; return nil }},
 	}
 	defs = append(defs, profileFlags(o)...)
+	defs = append(defs, pcapngFlags(o)...)
 	p := newParser(defs)
 	files, err := p.parse(args)
 	if err != nil {
@@ -239,6 +246,9 @@ func (o *options) check() error {
 		return usagef("--message applies to the records of --format text (--format xml always carries the message)")
 	}
 	if err := o.checkParquet(); err != nil {
+		return err
+	}
+	if err := o.checkPcapng(); err != nil {
 		return err
 	}
 	if len(o.entries) == 0 {

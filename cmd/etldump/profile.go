@@ -160,7 +160,7 @@ const (
 // eventsNamed chooses the records whose event is one of names, as
 // EventName shows it, alone or after its provider's name, in any case.
 func (d *dumper) eventsNamed(names []string) func(r *record.Record) bool {
-	z := newDescriber(false, d.learnTrace(), d.manifests, nil)
+	z := d.newDescriber(false, true)
 	want := map[string]bool{}
 	for _, n := range names {
 		want[strings.ToLower(n)] = true

@@ -3,8 +3,7 @@
 //
 // Each first touch of a fresh page otherwise costs a page fault, and on
 // some virtual machines a fault costs ten times the work of filling the
-// page: on one measured here, 11.7 µs a page through faults against
-// 0.67 µs through MADV_POPULATE_WRITE. Where the call is not available
+// page (PERFORMANCE.md). Where the call is not available
 // (other systems, Linux before 5.14) nothing is done and the pages fault
 // in as before; what the memory holds never changes.
 package prefault

@@ -92,3 +92,18 @@ func ManifestPath(tb testing.TB, name string) string {
 	}
 	return p
 }
+
+// TMFDir returns the folder of real TMF files beside the samples
+// (../shared/wpp/tmf), skipping the test when it is absent.
+func TMFDir(tb testing.TB) string {
+	tb.Helper()
+	d := Dir()
+	if d == "" {
+		tb.Skipf("shared samples folder not found (../shared/etl-samples beside the repository, or $%s): skipping the TMF test", EnvVar)
+	}
+	p := filepath.Join(d, "..", "wpp", "tmf")
+	if st, err := os.Stat(p); err != nil || !st.IsDir() {
+		tb.Skipf("TMF folder ../shared/wpp/tmf not present: %v", err)
+	}
+	return p
+}

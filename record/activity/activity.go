@@ -36,7 +36,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/record/tracelogging"
 )
 
 // The opcodes that begin and end an activity.
@@ -62,8 +61,8 @@ const slabSize = 256
 
 // Event names the record that started or stopped an activity.
 type Event struct {
-	// Name is the TraceLogging event name from the record's schema, "" when
-	// the record has none.
+	// Name is what Tracker.EventName gave for the record, "" when it gave
+	// none.
 	Name string
 	// Id is the event descriptor's id.
 	Id uint16
@@ -219,11 +218,12 @@ type Tracker struct {
 	// Limit bounds the activities kept, and separately the orphan stops;
 	// 0 means DefaultLimit.
 	Limit int
-	// Schemas names TraceLogging events. nil gives the tracker a cache of
-	// its own; a caller that already keeps one can share it.
-	Schemas *tracelogging.Cache
+	// EventName names the event of a START or STOP record, "" when it has
+	// no name; nil leaves every name empty. A tracelogging.Cache's
+	// EventName names TraceLogging events; a describe.Describer names
+	// events of every source.
+	EventName func(*record.Record) string
 
-	own    tracelogging.Cache
 	traits record.TraitsCache
 	// byId holds the latest activity of each id, open or stopped: records
 	// of that id go to it while it is open, and STARTs naming that id as
@@ -243,13 +243,6 @@ func (t *Tracker) limit() int {
 		return t.Limit
 	}
 	return DefaultLimit
-}
-
-func (t *Tracker) schemas() *tracelogging.Cache {
-	if t.Schemas != nil {
-		return t.Schemas
-	}
-	return &t.own
 }
 
 // Add takes one record. It copies what it needs; r may be reused as soon as
@@ -303,8 +296,8 @@ func (t *Tracker) learnName(r *record.Record) {
 
 func (t *Tracker) event(r *record.Record) Event {
 	e := Event{Id: r.EventDescriptor.Id}
-	if s, ok, err := r.TraceLoggingSchema(t.schemas()); ok && err == nil {
-		e.Name = s.Name
+	if t.EventName != nil {
+		e.Name = t.EventName(r)
 	}
 	return e
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/record/activity"
+	"github.com/etlkit/etlkit/schema/tracelogging"
 )
 
 var (
@@ -101,7 +102,7 @@ func each(t testing.TB, data []byte, fn func(r *record.Record)) {
 
 func track(t testing.TB, evs []ev) *activity.Forest {
 	t.Helper()
-	var tr activity.Tracker
+	tr := newTracker()
 	each(t, build(t, evs), tr.Add)
 	return tr.Forest()
 }
@@ -366,7 +367,7 @@ func TestKeepsNoRecordBytes(t *testing.T) {
 	})
 	var clones []*record.Record
 	each(t, data, func(r *record.Record) { clones = append(clones, r.Clone()) })
-	var tr activity.Tracker
+	tr := newTracker()
 	for _, c := range clones {
 		tr.Add(c)
 		for i := range c.Raw {
@@ -405,7 +406,7 @@ func TestForestTwice(t *testing.T) {
 	data := build(t, []ev{{t: 10, op: start, id: 1}, {t: 20, op: start, id: 2, rel: 1}, {t: 30, op: stop, id: 2}})
 	var recs []*record.Record
 	each(t, data, func(r *record.Record) { recs = append(recs, r.Clone()) })
-	var tr activity.Tracker
+	tr := newTracker()
 	for _, r := range recs[:len(recs)-1] {
 		tr.Add(r)
 	}
@@ -445,4 +446,9 @@ func TestDeepChain(t *testing.T) {
 	})
 	assert.Equal(t, n, depths)
 	assert.Equal(t, 0, f.Stats.UnknownParents)
+}
+
+// newTracker is a Tracker that names TraceLogging events, as etldump's is.
+func newTracker() *activity.Tracker {
+	return &activity.Tracker{EventName: tracelogging.NewCache(0, 0).EventName}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/etlkit/etlkit/record"
-	"github.com/etlkit/etlkit/record/activity"
 )
 
 // benchRecords are a START of activity 1 with TraceLogging names, provider
@@ -35,7 +34,7 @@ func benchRecords(tb testing.TB) (startRec, inside, stopRec, stray, none *record
 // the caches are warm, no record but a START allocates.
 func TestAddAllocatesOnlyForStarts(t *testing.T) {
 	startRec, inside, stopRec, stray, none := benchRecords(t)
-	var tr activity.Tracker
+	tr := newTracker()
 	tr.Add(startRec)
 	tr.Add(stopRec) // warms the schema cache with the STOP's name
 	tr.Add(startRec)
@@ -69,7 +68,7 @@ func BenchmarkAdd(b *testing.B) {
 		r    *record.Record
 	}{{"inside", inside}, {"stray", stray}, {"none", none}} {
 		b.Run(bc.name, func(b *testing.B) {
-			var tr activity.Tracker
+			tr := newTracker()
 			tr.Add(startRec)
 			b.ReportAllocs()
 			for b.Loop() {
@@ -80,7 +79,7 @@ func BenchmarkAdd(b *testing.B) {
 	// A START and its STOP with a fresh id each time: the START's
 	// allocations are the slab and map growth, amortized.
 	b.Run("start-stop", func(b *testing.B) {
-		tr := &activity.Tracker{}
+		tr := newTracker()
 		s, e := *startRec, *stopRec
 		n := uint64(0)
 		b.ReportAllocs()
@@ -88,7 +87,7 @@ func BenchmarkAdd(b *testing.B) {
 			n++
 			if n%(1<<16) == 0 {
 				// Keep memory flat however long the run.
-				tr = &activity.Tracker{}
+				tr = newTracker()
 			}
 			for i := 0; i < 8; i++ {
 				s.ActivityId[8+i] = byte(n >> (8 * i))

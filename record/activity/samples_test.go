@@ -23,7 +23,7 @@ func sampleForest(t *testing.T, path string) (f *activity.Forest, ok bool) {
 		return nil, false
 	}
 	defer fh.Close()
-	var tr activity.Tracker
+	tr := newTracker()
 	for r, err := range fh.Events() {
 		if err != nil {
 			continue // damage is the reader's business; its records are skipped

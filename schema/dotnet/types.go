@@ -3,6 +3,7 @@ package dotnet
 import (
 	"encoding/binary"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/nametable"
 	"github.com/etlkit/etlkit/payload"
@@ -57,7 +58,7 @@ func IsBulkType(t header.Type, b []byte) bool {
 }
 
 // runtimeHeaderGUID is the runtime's GUID as a record header stores it.
-var runtimeHeaderGUID = header.GUIDBytes(runtimeGUID)
+var runtimeHeaderGUID = guid.Windows(runtimeGUID)
 
 // Learn takes the type names of a BulkType record; other records cost a
 // comparison or two. A name already known for the id costs nothing.

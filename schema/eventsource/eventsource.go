@@ -22,6 +22,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
@@ -260,25 +261,25 @@ func ProviderOf(manifest []byte) (Provider, error) {
 			continue
 		}
 		var p Provider
-		var guid string
+		var text string
 		for _, a := range se.Attr {
 			switch a.Name.Local {
 			case "name":
 				p.Name = a.Value
 			case "guid":
-				guid = a.Value
+				text = a.Value
 			}
 		}
-		if guid == "" {
+		if text == "" {
 			if p.Name == "" {
 				return Provider{}, fmt.Errorf("%w: manifest provider has neither name nor guid", buffer.ErrMalformed)
 			}
 			p.GUID = GUIDFromName(p.Name)
 			return p, nil
 		}
-		g, err := uuid.Parse(strings.Trim(guid, "{}"))
+		g, err := guid.Parse(strings.Trim(text, "{}"))
 		if err != nil {
-			return Provider{}, fmt.Errorf("%w: manifest provider guid %q: %w", buffer.ErrMalformed, guid, err)
+			return Provider{}, fmt.Errorf("%w: manifest provider guid %q: %w", buffer.ErrMalformed, text, err)
 		}
 		p.GUID = g
 		return p, nil
@@ -306,7 +307,7 @@ func GUIDFromName(name string) uuid.UUID {
 	}
 	sum := h.Sum(nil)
 	sum[7] = sum[7]&0x0F | 0x50
-	return header.GUID(sum)
+	return guid.FromWindows(sum)
 }
 
 // The manifest event's own fields, as TraceEvent names them.

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 )
@@ -31,9 +32,6 @@ func valueAt(vals []payload.Value, i int, name string) (payload.Value, bool) {
 	return payload.Lookup(vals, name)
 }
 
-// unixEpochFileTime is 1970-01-01 as a FILETIME.
-const unixEpochFileTime = 116444736000000000
-
 // withBuildTime appends BuildTime, the PE TimeDateStamp at vals[i]
 // (seconds since 1970, unsigned) as a date, as TraceEvent shows it beside
 // every image event that carries one.
@@ -43,7 +41,7 @@ func withBuildTime(i int) func(*record.Record, []payload.Value) []payload.Value 
 		if !ok {
 			return vals
 		}
-		return append(vals, payload.NewFileTime(buildTimeField, unixEpochFileTime+uint64(uint32(v.Uint()))*10_000_000))
+		return append(vals, payload.NewFileTime(buildTimeField, header.FileTimeEpochDelta+uint64(uint32(v.Uint()))*10_000_000))
 	}
 }
 

@@ -83,7 +83,7 @@ func at(group, opcode uint8) *opcodeEvents {
 // laterInits are the bodies of the files' init functions: they register
 // the classes and the classic events, several hundred schemas that a run
 // which names no kernel record never needs, so they run on first use
-// rather than at the start of every process (3 ms there).
+// rather than at the start of every process.
 var laterInits []func()
 
 func later(f func()) { laterInits = append(laterInits, f) }

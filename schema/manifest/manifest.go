@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/schema"
 )
@@ -322,7 +323,7 @@ func (p *parser) provider(n *node) (*Provider, error) {
 		return nil, p.errorf(n, "<provider> has no name")
 	}
 	pr.name = out.Name
-	id, err := uuid.Parse(strings.TrimSpace(n.attr("guid")))
+	id, err := guid.Parse(strings.TrimSpace(n.attr("guid")))
 	if err != nil {
 		return nil, p.errorf(n, "provider %s: guid %q is not a GUID", out.Name, n.attr("guid"))
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
 )
@@ -206,8 +207,8 @@ func ParseEventInfo(b []byte) (*EventInfo, error) {
 	}
 	le := binary.LittleEndian
 	ei := &EventInfo{
-		ProviderGUID:   header.GUID(b),
-		EventGUID:      header.GUID(b[offEventGUID:]),
+		ProviderGUID:   guid.FromWindows(b),
+		EventGUID:      guid.FromWindows(b[offEventGUID:]),
 		Descriptor:     header.ParseEventDescriptor(b[offDescriptor:]),
 		DecodingSource: DecodingSource(le.Uint32(b[offDecodingSource:])),
 		Flags:          TemplateFlags(le.Uint32(b[offFlags:])),
@@ -454,7 +455,7 @@ func ParseEventMapInfo(b []byte) (uuid.UUID, *MapInfo, error) {
 		}
 		return uuid.Nil, nil, err
 	}
-	return header.GUID(b), m, nil
+	return guid.FromWindows(b), m, nil
 }
 
 // Bits reports whether the map names single bits rather than whole values.

@@ -34,7 +34,7 @@ func (d *discardSeeker) Seek(off int64, whence int) (int64, error) {
 // BenchmarkCopy writes a 64 MiB etlgen-like trace (16 processors) as
 // etldump --format etl does, from file order; read alone, the same pass
 // is BenchmarkRead. The difference is the Writer's cost per record. The
-// whole-process comparison with cp is in the README: etlgen FILE, then
+// whole-process comparison with cp is in PERFORMANCE.md: etlgen FILE, then
 // etldump --format etl -o OUT FILE against cp FILE OUT.
 func BenchmarkCopy(b *testing.B) { benchPass(b, true, etlsink.CompressNever) }
 

@@ -54,8 +54,8 @@ const (
 	// encDictionary: a dictionary per column chunk and RLE indices; names
 	// and GUIDs repeat from record to record. Plain pages and zstd take
 	// as much CPU (arrow hashes and boxes every value for its dictionary,
-	// zstd has the repeats to squeeze out instead), but give a file 8%
-	// larger and hold more memory. Past the dictionary page limit the
+	// zstd has the repeats to squeeze out instead), but give a larger
+	// file and hold more memory. Past the dictionary page limit the
 	// writer falls back to plain pages.
 	encDictionary
 	// encDelta: DELTA_BINARY_PACKED, for the timestamps, which rise by

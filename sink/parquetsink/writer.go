@@ -41,7 +41,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -50,6 +49,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/google/uuid"
 
+	"github.com/etlkit/etlkit/guid"
+	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -473,7 +474,7 @@ func (sc *columnScratch) guidViews(guids []uuid.UUID) []parquet.ByteArray {
 		if i == 0 || g != prev {
 			k := &sc.known[(binary.LittleEndian.Uint64(g[:8])^binary.LittleEndian.Uint64(g[8:]))%uint64(len(sc.known))]
 			if !k.set || k.guid != g {
-				appendGUID(k.text[:0], g)
+				guid.Append(k.text[:0], g)
 				k.guid, k.set = g, true
 			}
 			n := len(text)
@@ -568,9 +569,6 @@ func (w *Writer) firstError() error {
 	return w.err
 }
 
-// fileTimeUnixEpoch is 1970-01-01 as a FILETIME, in 100 ns units from 1601.
-const fileTimeUnixEpoch = 116444736000000000
-
 // unixNano is the record's UTC time in nanoseconds since 1970, or false
 // when it has no clock or the time is outside what int64 nanoseconds hold;
 // RawTimeStamp still has it then.
@@ -579,45 +577,5 @@ func unixNano(r *record.Record) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return fileTimeToUnixNano(ft)
-}
-
-// fileTimeToUnixNano converts a FILETIME to nanoseconds since 1970, when
-// it falls in the years 1677 to 2262 that int64 nanoseconds hold.
-func fileTimeToUnixNano(ft int64) (int64, bool) {
-	if ft < math.MinInt64+fileTimeUnixEpoch {
-		return 0, false
-	}
-	t := ft - fileTimeUnixEpoch
-	if t > math.MaxInt64/100 || t < math.MinInt64/100 {
-		return 0, false
-	}
-	return t * 100, true
-}
-
-// hexPairs holds the two lower-case hex digits of every byte value.
-var hexPairs = func() (t [256][2]byte) {
-	const digits = "0123456789abcdef"
-	for i := range t {
-		t[i] = [2]byte{digits[i>>4], digits[i&0xf]}
-	}
-	return t
-}()
-
-// appendGUID appends g in its usual form, 8-4-4-4-12 lower-case hex.
-func appendGUID(dst []byte, g uuid.UUID) []byte {
-	n := len(dst)
-	dst = slices.Grow(dst, 36)[:n+36]
-	out := dst[n : n+36 : n+36]
-	j := 0
-	for i, b := range g {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			out[j] = '-'
-			j++
-		}
-		p := &hexPairs[b]
-		out[j], out[j+1] = p[0], p[1]
-		j += 2
-	}
-	return dst
+	return header.FileTimeToUnixNano(ft)
 }

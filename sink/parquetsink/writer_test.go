@@ -73,7 +73,7 @@ func expectRow(r *record.Record, d *Decoded, fileColumn bool) map[string]any {
 	ft, hasTime := r.FileTime()
 	rel, hasRel := r.RelatedActivity()
 	m := map[string]any{
-		"TimeStamp":         opt((ft-fileTimeUnixEpoch)*100, hasTime),
+		"TimeStamp":         opt((ft-header.FileTimeEpochDelta)*100, hasTime),
 		"RawTimeStamp":      r.RawTimeStamp,
 		"HeaderType":        r.HeaderType.String(),
 		"ProviderId":        opt(r.ProviderId.String(), r.HasProvider()),
@@ -254,26 +254,6 @@ func TestRecordWithoutClockHasNullTime(t *testing.T) {
 	assert.Nil(t, tb.cols["Payload"][0])
 }
 
-func TestUnixNanoBounds(t *testing.T) {
-	for _, c := range []struct {
-		ft   int64
-		ns   int64
-		want bool
-	}{
-		{fileTimeUnixEpoch, 0, true},
-		{fileTimeUnixEpoch + 1, 100, true},
-		{0, 0, false},                                     // 1601: before what int64 nanoseconds reach
-		{fileTimeUnixEpoch + (1<<63-1)/100 + 1, 0, false}, // after 2262
-		{-1 << 63, 0, false},
-	} {
-		ns, ok := fileTimeToUnixNano(c.ft)
-		assert.Equal(t, c.want, ok, "FILETIME %d", c.ft)
-		if c.want {
-			assert.Equal(t, c.ns, ns, "FILETIME %d", c.ft)
-		}
-	}
-}
-
 // failingWriter fails once more than limit bytes were written.
 type failingWriter struct{ n, limit int }
 
@@ -310,11 +290,4 @@ func TestWriterErrorIsReported(t *testing.T) {
 		assert.ErrorIs(t, writeErr, errFull)
 	}
 	assert.ErrorIs(t, w.Write(&record.Record{}, &Decoded{}), ErrClosed)
-}
-
-func TestAppendGUID(t *testing.T) {
-	for _, s := range []string{"00000000-0000-0000-0000-000000000000", "68fdd900-4a3e-11d1-84f4-0000f80464e3", "ffffffff-ffff-ffff-ffff-ffffffffffff"} {
-		g := mustGUID(t, s)
-		assert.Equal(t, "x"+s, string(appendGUID([]byte("x"), g)))
-	}
 }

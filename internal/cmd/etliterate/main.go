@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	serial := flag.Bool("serial", false, "decode on the calling goroutine only")
+	serial := flag.Bool("serial", false, "file order on the calling goroutine only (EventsWith in order.FileOrder mode, ReadAhead -1)")
 	withTime := flag.Bool("time", false, "also convert every record's TimeStamp to UTC")
 	ordered := flag.Bool("events", false, "iterate in time order (Events) instead of file order")
 	fileOrder := flag.Bool("fileorder", false, "iterate with EventsWith in order.FileOrder mode (as etldump --order file)")
@@ -42,7 +42,6 @@ func main() {
 		os.Exit(2)
 	}
 	defer f.Close()
-	f.SetParallel(!*serial)
 	var n, errs int
 	var last int64
 	records := f.Records
@@ -50,8 +49,11 @@ func main() {
 	if *ordered {
 		records = func() iter.Seq2[*record.Record, error] { return f.EventsWith(opts) }
 	}
-	if *fileOrder {
+	if *fileOrder || *serial {
 		opts.Mode = order.FileOrder
+		if *serial {
+			opts.ReadAhead = -1
+		}
 		records = func() iter.Seq2[*record.Record, error] { return f.EventsWith(opts) }
 	}
 	for rec, err := range records() {

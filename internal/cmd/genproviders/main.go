@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/etlkit/etlkit/guid"
 	"github.com/google/uuid"
 )
 
@@ -56,7 +57,7 @@ func run(in, out string) error {
 		if !ok || name == "" {
 			return fmt.Errorf("%s:%d: want GUID<TAB>name", in, i+1)
 		}
-		id, err := uuid.Parse(strings.TrimSpace(g))
+		id, err := guid.Parse(strings.TrimSpace(g))
 		if err != nil {
 			return fmt.Errorf("%s:%d: %v", in, i+1, err)
 		}

@@ -1,3 +1,0 @@
-package etl
-
-const sysPreadv2 = 327

@@ -1,0 +1,3 @@
+package rawfile
+
+const sysPreadv2 = 327

@@ -1,0 +1,275 @@
+package textsink
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/etlkit/etlkit/internal/digits"
+)
+
+const hexLower = "0123456789abcdef"
+
+// AppendTime appends t as every format writes times: RFC 3339 in UTC with
+// exactly seven fractional digits, the 100 ns resolution of every ETW
+// clock, so that equal instants give equal text and the column sorts as
+// text. Years outside 0 to 9999 are written in full.
+func AppendTime(dst []byte, t time.Time) []byte {
+	sec := t.Unix()
+	ns := t.Nanosecond()
+	days := sec / 86400
+	rem := sec % 86400
+	if rem < 0 {
+		rem += 86400
+		days--
+	}
+	y, m, d := civil(days)
+	if y < 0 {
+		dst = append(dst, '-')
+		y = -y
+	}
+	if y < 1000 {
+		dst = append(dst, '0')
+		if y < 100 {
+			dst = append(dst, '0')
+			if y < 10 {
+				dst = append(dst, '0')
+			}
+		}
+	}
+	dst = strconv.AppendInt(dst, y, 10)
+	dst = append(dst, '-')
+	dst = append2(dst, int(m))
+	dst = append(dst, '-')
+	dst = append2(dst, int(d))
+	dst = append(dst, 'T')
+	dst = append2(dst, int(rem/3600))
+	dst = append(dst, ':')
+	dst = append2(dst, int(rem/60%60))
+	dst = append(dst, ':')
+	dst = append2(dst, int(rem%60))
+	dst = append(dst, '.')
+	frac := ns / 100
+	for div := 1000000; div > 0; div /= 10 {
+		dst = append(dst, byte('0'+frac/div%10))
+	}
+	return append(dst, 'Z')
+}
+
+// timeCache remembers the date and time of day of the last second
+// rendered: records come in bursts within one second, and then only the
+// fraction changes.
+type timeCache struct {
+	sec    int64
+	prefix []byte // "2006-01-02T15:04:05."
+}
+
+func (c *timeCache) append(dst []byte, t time.Time) []byte {
+	sec := t.Unix()
+	if c.prefix == nil || sec != c.sec {
+		full := AppendTime(c.prefix[:0], t)
+		c.prefix, c.sec = full[:len(full)-8], sec
+	}
+	dst = append(dst, c.prefix...)
+	// Seven digits of 100 ns: one digit, then three pairs.
+	frac := uint32(t.Nanosecond() / 100)
+	n := len(dst)
+	dst = append(dst, "0000000Z"...)
+	out := dst[n : n+7]
+	for i := 5; i >= 1; i -= 2 {
+		r := frac % 100
+		frac /= 100
+		out[i], out[i+1] = digitPairs[2*r], digitPairs[2*r+1]
+	}
+	out[0] = byte('0' + frac)
+	return dst
+}
+
+// rawCache remembers the digits of a raw timestamp above its last four:
+// records come in time order, mostly fewer than ten thousand ticks apart,
+// and then only the last four digits change.
+type rawCache struct {
+	high   int64
+	prefix []byte
+}
+
+func (c *rawCache) append(dst []byte, v int64) []byte {
+	if v < 10000 {
+		return digits.AppendInt(dst, v)
+	}
+	high := v / 10000
+	if c.prefix == nil || high != c.high {
+		c.prefix, c.high = appendUint(c.prefix[:0], uint64(high)), high
+	}
+	dst = append(dst, c.prefix...)
+	low := v - high*10000
+	hi, lo := 2*(low/100), 2*(low%100)
+	return append(dst, digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
+}
+
+// civil converts days since 1970-01-01 to a proleptic Gregorian date
+// (Hinnant's algorithm), valid far outside the years time.Format handles
+// cheaply.
+func civil(days int64) (year int64, month, day int64) {
+	z := days + 719468
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era--
+	}
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	year = yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	day = doy - (153*mp+2)/5 + 1
+	if mp < 10 {
+		month = mp + 3
+	} else {
+		month = mp - 9
+	}
+	if month <= 2 {
+		year++
+	}
+	return year, month, day
+}
+
+func append2(dst []byte, v int) []byte {
+	return append(dst, byte('0'+v/10), byte('0'+v%10))
+}
+
+// appendHex16 appends "0x" and exactly 16 hex digits: keywords are masks,
+// and a fixed width lines them up and keeps their bits readable.
+func appendHex16(dst []byte, v uint64) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, 18)[:n+18]
+	out := dst[n : n+18]
+	out[0], out[1] = '0', 'x'
+	// hex8 writes a word's bytes first byte first; reversing them puts the
+	// most significant digits first.
+	binary.LittleEndian.PutUint64(out[2:], hex8(bits.ReverseBytes32(uint32(v>>32))))
+	binary.LittleEndian.PutUint64(out[10:], hex8(bits.ReverseBytes32(uint32(v))))
+	return dst
+}
+
+// appendHexShort appends "0x" and the hex digits without leading zeros.
+func appendHexShort(dst []byte, v uint64) []byte {
+	dst = append(dst, '0', 'x')
+	n := 1
+	for y := v >> 4; y != 0; y >>= 4 {
+		n++
+	}
+	for i := n - 1; i >= 0; i-- {
+		dst = append(dst, hexLower[(v>>(4*uint(i)))&15])
+	}
+	return dst
+}
+
+// appendHexBytes appends b as lowercase hex digits.
+//
+// Payload hex is the bulk of the JSON and CSV output of kernel traces, so
+// four bytes at a time are turned into eight digits with word arithmetic.
+func appendHexBytes(dst []byte, b []byte) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, 2*len(b))[:n+2*len(b)]
+	out := dst[n:]
+	// Slicing as we go lets the compiler drop the bounds checks.
+	for len(b) >= 4 && len(out) >= 8 {
+		binary.LittleEndian.PutUint64(out, hex8(binary.LittleEndian.Uint32(b)))
+		b, out = b[4:], out[8:]
+	}
+	for i, c := range b {
+		out[2*i], out[2*i+1] = hexLower[c>>4], hexLower[c&15]
+	}
+	return dst
+}
+
+// hex8 gives the eight lowercase hex digits of the four bytes of w.
+func hex8(w uint32) uint64 { return digits.Hex8(w, false) }
+
+// appendUint appends v in decimal. Most header numbers (version, level,
+// opcode, processor) are below 100 and skip strconv's general path.
+func appendUint(dst []byte, v uint64) []byte {
+	// Small enough to inline: most header numbers are one digit.
+	if v < 10 {
+		return append(dst, byte('0'+v))
+	}
+	return digits.AppendDecimal(dst, v)
+}
+
+const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
+	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" + "60616263646566676869" +
+	"70717273747576777879" + "80818283848586878889" + "90919293949596979899"
+
+// jsonSafe marks the ASCII bytes that go into a JSON string as they are.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// AppendJSONString appends s as a quoted JSON string, as the JSONL format
+// writes strings. Invalid UTF-8 becomes U+FFFD so that every line stays
+// valid JSON whatever a provider wrote.
+func AppendJSONString(dst []byte, s string) []byte {
+	return appendJSONBytes(dst, bytesOf(s))
+}
+
+// bytesOf views a string's bytes without copying them; the appenders only
+// read them.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// appendJSONBytes is AppendJSONString for text held in a byte slice.
+func appendJSONBytes(dst []byte, s []byte) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexLower[c>>4], hexLower[c&15])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 end lines in JavaScript; escaping them keeps
+		// the output safe for consumers that eval or embed it.
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexLower[r&15])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
