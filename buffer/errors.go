@@ -31,6 +31,10 @@ type FormatError struct {
 	Buffer int
 	Reason string
 	Err    error // one of the sentinels above, or nil
+	// Skipped, when set, is how many bytes from Offset on were passed over
+	// to reach the next buffer: a damaged buffer header says nothing of
+	// where its buffer ends, and the walk looked for the next one.
+	Skipped int64
 }
 
 func (e *FormatError) Error() string {
@@ -48,7 +52,18 @@ func (e *FormatError) Detail() string {
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
+	if e.Skipped > 0 {
+		s += "; " + e.SkippedRange()
+	}
 	return s
+}
+
+// SkippedRange says which bytes were passed over, for messages.
+func (e *FormatError) SkippedRange() string {
+	if e.Skipped <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("bytes 0x%x to 0x%x (0x%x) skipped", e.Offset, e.Offset+e.Skipped, e.Skipped)
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }

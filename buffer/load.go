@@ -21,8 +21,9 @@ func (w *Walker) Loader() *Loader {
 	// Copying the whole walker keeps every setting, present and future; the
 	// walk state and the storage must not be shared.
 	l := &Loader{w: *w}
-	l.w.raw, l.w.data, l.w.ahead = nil, nil, nil
+	l.w.raw, l.w.data, l.w.ahead, l.w.scan, l.w.trial = nil, nil, nil, nil, nil
 	l.w.HeadersOnly, l.w.ZeroTail = false, false
+	l.w.peekAt, l.w.trusted = 0, true
 	return l
 }
 
@@ -30,7 +31,8 @@ func (w *Walker) Loader() *Loader {
 // file order, as a walk with HeadersOnly reported it, into b. b.Data's
 // storage is reused, so buffers kept in a pool allocate nothing once they
 // have grown to the largest buffer. Errors are those Walker.Next gives for
-// that buffer.
+// that buffer; the checks of its header that the walk made (see
+// resync.go) are not made again.
 func (l *Loader) Load(fileOffset int64, index int, b *Buffer) error {
 	w := &l.w
 	w.off, w.index, w.done = fileOffset, index, false

@@ -143,10 +143,10 @@ func TestLoaderMatchesWalkOnSamples(t *testing.T) {
 	assert.Greater(t, n, 20)
 }
 
-// TestLoaderMatchesWalkOnDamage covers the damage a walk reports: a short
-// header, a bad Offset, a buffer that does not decompress, a size smaller
-// than the buffer header (stepped over with the session size) and a file
-// cut inside its last buffer.
+// TestLoaderMatchesWalkOnDamage covers the damage a walk reports: a bad
+// Offset inside the header and past BufferSize, a buffer that does not
+// decompress, a size smaller than the buffer header and a file cut inside
+// its last buffer.
 func TestLoaderMatchesWalkOnDamage(t *testing.T) {
 	in, session := damagedTrace(t)
 	walker := buffer.NewWalker(bytes.NewReader(in), int64(len(in)))
@@ -160,15 +160,16 @@ func TestLoaderMatchesWalkOnDamage(t *testing.T) {
 		errs = append(errs, fmt.Sprintf("%d:%v", i, want[i].err != ""))
 	}
 	// The damage is where it was put: buffers 2 (Offset inside the
-	// header), 3 (bad compression), 4 (Offset past BufferSize) and 5
-	// (BufferSize 0x10); buffer 6 is compressed and fine, buffer 7 is cut
+	// header), 4 (bad compression), 6 (Offset past BufferSize) and 8
+	// (BufferSize 0x10); buffer 9 is compressed and fine, buffer 10 is cut
 	// but its first record is whole.
-	assert.Equal(t, []string{"0:false", "1:false", "2:true", "3:true", "4:true", "5:true", "6:false", "7:false"}, errs)
-	assert.True(t, got[7].truncated)
+	assert.Equal(t, []string{"0:false", "1:false", "2:true", "3:false", "4:true", "5:false", "6:true", "7:false", "8:true", "9:false", "10:false"}, errs)
+	assert.True(t, got[10].truncated)
 }
 
 // damagedTrace builds a trace with one buffer of each kind of damage a walk
-// reports, and returns it with its session buffer size.
+// reports, each but one followed by a sound buffer, and returns it with its
+// session buffer size.
 func damagedTrace(t *testing.T) ([]byte, uint32) {
 	t.Helper()
 	s := etltest.DefaultSession()
@@ -177,29 +178,30 @@ func damagedTrace(t *testing.T) ([]byte, uint32) {
 		return &etltest.PerfInfo{HookId: 0x0524, TimeStamp: ts, Payload: []byte{1, 2, 3, 4}}
 	}
 	in, _, err := etltest.Build(s, func(b *etltest.Builder) error {
-		if err := b.WriteBuffer(etltest.Buffer{CPU: 1, SequenceNumber: 1}, ev(10), ev(11)); err != nil {
-			return err
+		for _, spec := range []etltest.Buffer{
+			{CPU: 1, SequenceNumber: 1},
+			{CPU: 2, SequenceNumber: 2, Offset: etltest.Ptr(uint32(0x20))},
+			{CPU: 2, SequenceNumber: 3},
+			{CPU: 3, SequenceNumber: 4, BadCompression: true},
+			{CPU: 3, SequenceNumber: 5},
+			{CPU: 0, SequenceNumber: 6, Offset: etltest.Ptr(uint32(0x800))},
+			{CPU: 0, SequenceNumber: 7},
+		} {
+			if err := b.WriteBuffer(spec, ev(10+spec.SequenceNumber)); err != nil {
+				return err
+			}
 		}
-		if err := b.WriteBuffer(etltest.Buffer{CPU: 2, SequenceNumber: 2, Offset: etltest.Ptr(uint32(0x20))}, ev(12)); err != nil {
-			return err
-		}
-		if err := b.WriteBuffer(etltest.Buffer{CPU: 3, SequenceNumber: 3, BadCompression: true}, ev(13)); err != nil {
-			return err
-		}
-		if err := b.WriteBuffer(etltest.Buffer{CPU: 0, SequenceNumber: 4, Offset: etltest.Ptr(uint32(0x800))}, ev(14)); err != nil {
-			return err
-		}
-		// A buffer whose BufferSize field is 0x10: the walk steps over it by
-		// the session buffer size.
+		// A buffer whose BufferSize field is 0x10: the walk finds the next
+		// one a session buffer size on.
 		bad := make([]byte, 0x400)
 		bad[0] = 0x10
 		if err := b.WriteRaw(bad); err != nil {
 			return err
 		}
-		if err := b.WriteBuffer(etltest.Buffer{CPU: 1, SequenceNumber: 6, Compress: true}, ev(15), ev(16)); err != nil {
+		if err := b.WriteBuffer(etltest.Buffer{CPU: 1, SequenceNumber: 9, Compress: true}, ev(19), ev(20)); err != nil {
 			return err
 		}
-		return b.WriteBuffer(etltest.Buffer{CPU: 1, SequenceNumber: 7, Truncate: 0x60}, ev(17), ev(18))
+		return b.WriteBuffer(etltest.Buffer{CPU: 1, SequenceNumber: 10, Truncate: 0x60}, ev(21), ev(22))
 	})
 	require.NoError(t, err)
 	return in, s.BufferSize
@@ -275,9 +277,9 @@ func TestWalkSpan(t *testing.T) {
 		total += w.Span(start)
 	}
 	// The header buffer and 0x400-byte buffers, except the two compressed
-	// ones, stored at their compressed sizes (0x60, 0x66); the damaged one
-	// (BufferSize 0x10) covers the session's 0x400 it was stepped over by;
+	// ones, stored at their compressed sizes (0x60, 0x66); the damaged
+	// headers cover the bytes up to the next buffer, a session size on;
 	// the last is cut to 0x60 bytes.
-	assert.Equal(t, []int64{0x400, 0x400, 0x400, 0x60, 0x400, 0x400, 0x66, 0x60}, spans)
+	assert.Equal(t, []int64{0x400, 0x400, 0x400, 0x400, 0x60, 0x400, 0x400, 0x400, 0x400, 0x66, 0x60}, spans)
 	assert.Equal(t, int64(len(in)), total)
 }

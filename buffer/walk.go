@@ -82,24 +82,47 @@ type Walker struct {
 	data   []byte // storage behind Buffer.Data
 	hdr    [HeaderSize]byte
 	extent []Extent // when set, buffers come from these extents instead
-	// SessionBufferSize, when set, lets the walk step over a buffer whose
-	// BufferSize is damaged in an uncompressed file.
+	// SessionBufferSize, set for an uncompressed file, is the size of its
+	// buffers (the logfile header's BufferSize): where the walk looks
+	// first for the buffer after one whose header is damaged, and a check
+	// of each buffer's own size (see resync.go).
 	SessionBufferSize uint32
 	// MaxBufferSize bounds the decompressed size of a compressed buffer: a
 	// decompressed buffer never exceeds the session's buffer size, and the
 	// bound keeps a few hostile bytes from asking for gigabytes. Zero means
 	// MaxSessionBufferSize.
 	MaxBufferSize uint32
-	// ZeroTail is set when the walk ended at a buffer whose BufferSize is 0,
-	// which is how a preallocated file's unused tail looks.
+	// ZeroTail is set when the walk ended at a buffer header of zero bytes,
+	// which is how a preallocated file's unused tail looks. (A BufferSize
+	// of 0 in a header that holds anything else is damage.)
 	ZeroTail bool
+	// NoResync ends the walk at a buffer whose header cannot be trusted,
+	// where it otherwise looks for the next buffer header and goes on
+	// from there (see resync.go): for a caller that reads the first
+	// buffer only, such as the check that an input is a trace.
+	NoResync bool
 	// HeadersOnly makes Next stop after the buffer header: b.Data stays
-	// empty and the checks that need the records (decompression, Offset
-	// against BufferSize) are left to reading the buffer itself, with a
-	// Loader. A scan that only locates buffers then reads 0x48 bytes each.
+	// empty and the checks that need the records (decompression) are
+	// left to reading the buffer itself, with a Loader. A scan that only
+	// locates buffers then reads 0x48 bytes each, and a compressed
+	// buffer's check reads the header after it, which the next step takes.
 	HeadersOnly bool
 	// ahead, when set, reads headers ahead of a HeadersOnly walk.
 	ahead *headerAhead
+	// peek is the header at peekAt-1 (when peekAt is set), which the
+	// check of the buffer before it read.
+	peek   [HeaderSize]byte
+	peekAt int64
+	// trusted skips the checks of the header, which a walk that located
+	// the buffer has made (Loader).
+	trusted bool
+	// scanning is set during the resync scan, which may decompress
+	// budget bytes, and has tried that many.
+	scanning      bool
+	tried, budget int64
+	// scan and trial are the storage of the resync scan: input read, and
+	// the output of a compressed buffer tried.
+	scan, trial []byte
 	// sized, when set, is where the next buffer's records are expected to
 	// end: Next reads that much, header included, in one call.
 	sized int64
@@ -179,6 +202,8 @@ func (w *Walker) Next(b *Buffer) error {
 	w.sized = 0
 	if pre > 0 {
 		// The header came with the records.
+	} else if w.peekAt == off+1 {
+		w.hdr = w.peek
 	} else if ahead == nil || !ahead.header(&w.hdr, off) {
 		if _, err := w.r.ReadAt(w.hdr[:], off); err != nil {
 			w.done = true
@@ -190,16 +215,28 @@ func (w *Walker) Next(b *Buffer) error {
 		ahead.start(h.BufferSize)
 	}
 	b.Header = h
-	if h.BufferSize == 0 {
-		// A zero BufferSize marks the zero-filled tail of a preallocated file.
+	if h.BufferSize == 0 && (w.extent != nil || isZero(w.hdr[:])) {
+		// A header of zero bytes marks the zero-filled tail of a
+		// preallocated file, unless buffers follow it: then it is damage
+		// (a zeroed block of the disk), which costs its buffer only.
+		if w.extent == nil && !w.NoResync && !w.trusted {
+			if next := w.find(off); next >= 0 {
+				w.index++
+				return w.resync(b, off, index, "a buffer header of zero bytes, with buffers after it", next)
+			}
+		}
 		w.done = true
 		w.ZeroTail = true
 		return io.EOF
 	}
 	w.index++
-	next := off + int64(h.BufferSize)
 	if w.extent == nil {
-		w.off = next
+		if !w.NoResync && !w.trusted {
+			if why, next := w.check(&h, off, index); why != "" {
+				return w.resync(b, off, index, why, next)
+			}
+		}
+		w.off = off + int64(h.BufferSize)
 	}
 	if h.BufferSize < HeaderSize {
 		return w.damaged(off, index, "BufferSize 0x%x is smaller than the buffer header", h.BufferSize)
@@ -267,10 +304,7 @@ func (w *Walker) readCompressed(b *Buffer, off int64, index int, avail int64) er
 	if _, err := w.r.ReadAt(w.raw, off+HeaderSize); err != nil && !errors.Is(err, io.EOF) {
 		return Errorf(off, index, ErrTruncated, "reading compressed buffer: %v", err)
 	}
-	limit := w.MaxBufferSize
-	if limit == 0 || limit > MaxSessionBufferSize {
-		limit = MaxSessionBufferSize
-	}
+	limit := w.maxDecompressed()
 	if h.Offset > limit {
 		return Errorf(off, index, ErrMalformed, "compressed buffer claims 0x%x bytes decompressed, more than the 0x%x-byte buffer size", h.Offset, limit)
 	}

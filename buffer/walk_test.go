@@ -16,6 +16,7 @@ import (
 // rawBuffer builds a buffer of size bytes whose records area holds recs.
 func rawBuffer(size int, seq int64, cpu uint16, flags buffer.Flag, recs []byte) []byte {
 	b := bytes.Repeat([]byte{0xFF}, size)
+	clear(b[:buffer.HeaderSize])
 	le := binary.LittleEndian
 	le.PutUint32(b[0x00:], uint32(size))
 	le.PutUint32(b[0x04:], uint32(buffer.HeaderSize+len(recs)))
@@ -95,10 +96,15 @@ func TestWalkDamagedSizeStepsBySessionSize(t *testing.T) {
 	require.Len(t, bufs, 2)
 	assert.Equal(t, "survivor", string(bufs[1].Records()))
 
-	// Without a session size to step by, the walk cannot go on.
+	assert.Equal(t, int64(0x100), fe.Skipped)
+
+	// Without a session size, the walk finds the next buffer by its scan.
 	bufs, errs, _ = walkBytes(t, in, 0)
-	assert.Len(t, errs, 1)
-	assert.Len(t, bufs, 1)
+	require.Len(t, errs, 1)
+	require.ErrorAs(t, errs[0], &fe)
+	assert.Equal(t, int64(0x100), fe.Skipped)
+	require.Len(t, bufs, 2)
+	assert.Equal(t, "survivor", string(bufs[1].Records()))
 }
 
 func compressedBuffer(payload []byte, compressed []byte) []byte {

@@ -75,7 +75,7 @@ func (s *Set) EventsWith(opts order.Options) iter.Seq2[*record.Record, error] {
 		}
 		srcs := make([]order.Source, len(s.Readers))
 		for i, r := range s.Readers {
-			r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+			r.newStats()
 			srcs[i] = r.Source()
 		}
 		m := order.New(opts, srcs...)

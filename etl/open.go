@@ -10,12 +10,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
-	"github.com/etlkit/etlkit/internal/rawfile"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
+
+	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/internal/rawfile"
 )
 
 // Wrapper names the container an input came in.
@@ -40,6 +43,19 @@ type Options struct {
 	// DefaultSpillThreshold for a file and DefaultStreamSpillThreshold
 	// for a stream; a negative value keeps nothing in memory.
 	SpillThreshold int64
+	// MaxUnwrapped bounds the content a wrapped input (gzip, zstd, bzip2,
+	// xz, zip) is unwrapped to, in bytes: past it the trace is read up to
+	// the limit, and Stats reports the rest as an error matching
+	// ErrUnwrapLimit. 0 means DefaultMaxUnwrapped; negative, no limit.
+	MaxUnwrapped int64
+}
+
+// maxUnwrapped is what opts gives, DefaultMaxUnwrapped for 0.
+func (opts *Options) maxUnwrapped() int64 {
+	if opts == nil || opts.MaxUnwrapped == 0 {
+		return DefaultMaxUnwrapped
+	}
+	return opts.MaxUnwrapped
 }
 
 const (
@@ -88,7 +104,24 @@ type File struct {
 	closers []func() error
 	// inMemory bounds what spill keeps in memory.
 	inMemory int64
+	// maxUnwrapped bounds the content of a wrapped input; negative, none.
+	maxUnwrapped int64
+	// cut is where the content of a wrapped input ended early.
+	cut *FormatError
 }
+
+// DefaultMaxUnwrapped is Options.MaxUnwrapped when left at 0: far more
+// than any trace, and a bound on what a decompression bomb costs.
+const DefaultMaxUnwrapped = 64 << 30
+
+// ErrUnwrapLimit: a wrapped input's content goes on past
+// Options.MaxUnwrapped.
+var ErrUnwrapLimit = errors.New("unwrapped size limit reached")
+
+// headCheck is how much of a wrapped input's content is unwrapped before
+// it is checked to be a trace: a stream of anything else (a bomb of zero
+// bytes, an archive of something else) stops there.
+const headCheck = 64 << 10
 
 // Close releases the file and any temporary file made while unwrapping.
 func (f *File) Close() error {
@@ -104,7 +137,9 @@ func (f *File) Close() error {
 
 // Open opens the trace at path. Inputs wrapped in gzip, zstd, bzip2, xz or
 // zip (the first .etl member, or the only member) are detected by their
-// magic bytes and unwrapped.
+// magic bytes and unwrapped. A wrapped input cut short or damaged gives
+// the trace as far as its content goes, as a plain file cut short does:
+// Stats reports where it ended (Unwrap).
 func Open(path string) (*File, error) { return OpenWith(path, nil) }
 
 // OpenWith is Open with options; nil gives the defaults.
@@ -113,7 +148,7 @@ func OpenWith(path string, opts *Options) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{Name: path, closers: []func() error{fh.Close}, inMemory: opts.spillThreshold(DefaultSpillThreshold)}
+	f := &File{Name: path, closers: []func() error{fh.Close}, inMemory: opts.spillThreshold(DefaultSpillThreshold), maxUnwrapped: opts.maxUnwrapped()}
 	st, err := fh.Stat()
 	if err != nil {
 		f.Close()
@@ -131,7 +166,7 @@ func OpenWith(path string, opts *Options) (*File, error) {
 // archive, whose directory is at its end, always goes to a temporary file.
 // Close removes the temporary file; it does not close r.
 func OpenStream(r io.Reader, name string, opts *Options) (*File, error) {
-	f := &File{Name: name, inMemory: opts.spillThreshold(DefaultSpillThreshold)}
+	f := &File{Name: name, inMemory: opts.spillThreshold(DefaultSpillThreshold), maxUnwrapped: opts.maxUnwrapped()}
 	if fh, ok := r.(*os.File); ok {
 		if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() {
 			if off, err := fh.Seek(0, io.SeekCurrent); err == nil && off == 0 {
@@ -146,6 +181,9 @@ func OpenStream(r io.Reader, name string, opts *Options) (*File, error) {
 	ra, size, err := f.unwrapStream(br)
 	if err != nil {
 		f.Close()
+		if errors.Is(err, ErrNotETL) {
+			return nil, err
+		}
 		if f.Wrapper == WrapperNone {
 			return nil, &FormatError{Offset: 0, Buffer: -1, Reason: "reading the input", Err: err}
 		}
@@ -171,6 +209,9 @@ func (f *File) openFile(fh *os.File, size int64) (*File, error) {
 		ra, size, err = f.unwrap(fh, size)
 		if err != nil {
 			f.Close()
+			if errors.Is(err, ErrNotETL) {
+				return nil, err
+			}
 			// The place in the compressed stream is not known: no offset.
 			return nil, fmt.Errorf("unwrapping %s: %w", f.Wrapper, err)
 		}
@@ -185,6 +226,7 @@ func (f *File) openAt(ra io.ReaderAt, size int64) (*File, error) {
 		f.Close()
 		return nil, err
 	}
+	r.cut = f.cut
 	f.Reader = r
 	return f, nil
 }
@@ -240,16 +282,70 @@ func (f *File) decompress(r io.Reader) (io.Reader, error) {
 	case WrapperBzip2:
 		return bzip2.NewReader(r), nil
 	case WrapperXz:
-		return xz.NewReader(r)
+		br := bufio.NewReaderSize(r, 64<<10)
+		if err := checkXzDictionary(br); err != nil {
+			return nil, err
+		}
+		tail := &tailReader{r: br}
+		zr, err := xz.NewReader(tail)
+		if err != nil {
+			return nil, err
+		}
+		return &xzFooterCheck{r: zr, tail: tail}, nil
 	}
 	return nil, fmt.Errorf("unknown wrapper %q", f.Wrapper)
+}
+
+// xzFooterCheck passes on the content of an xz stream, and at its end
+// checks that the stream ended with its footer: the decoder ends quietly
+// where an input cut short ends between its blocks.
+type xzFooterCheck struct {
+	r    io.Reader
+	tail *tailReader
+}
+
+func (x *xzFooterCheck) Read(p []byte) (int, error) {
+	n, err := x.r.Read(p)
+	if errors.Is(err, io.EOF) && !x.tail.endsWith("YZ") {
+		err = errors.New("the stream ends without its footer")
+	}
+	return n, err
+}
+
+// tailReader remembers the last bytes read through it, less the zero
+// bytes of stream padding after them.
+type tailReader struct {
+	r    io.Reader
+	last [2]byte
+	n    int
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	for _, c := range p[:n] {
+		if c != 0 {
+			t.last[0], t.last[1] = t.last[1], c
+			t.n++
+		}
+	}
+	return n, err
+}
+
+func (t *tailReader) endsWith(s string) bool {
+	return t.n >= 2 && string(t.last[:]) == s
 }
 
 // unzip opens the trace member of a zip archive.
 func (f *File) unzip(ra io.ReaderAt, size int64) (io.ReaderAt, int64, error) {
 	zr, err := zip.NewReader(ra, size)
 	if err != nil {
-		return nil, 0, err
+		// An archive cut short has lost its directory, at its end; its
+		// members still start with their local headers.
+		member, ferr := localZipMember(ra, size)
+		if ferr != nil {
+			return nil, 0, err
+		}
+		return f.spill(member)
 	}
 	member := pickZipMember(zr.File)
 	if member == nil {
@@ -280,8 +376,20 @@ func pickZipMember(files []*zip.File) *zip.File {
 }
 
 // spill reads src into memory up to the SpillThreshold, and into a
-// temporary file beyond it.
+// temporary file beyond it. The content of a wrapped input is checked to
+// be a trace from its first bytes on, and bounded by Options.MaxUnwrapped;
+// where it ends early (read error, limit), what came before is kept and
+// f.cut says where.
 func (f *File) spill(src io.Reader) (io.ReaderAt, int64, error) {
+	if f.Wrapper != WrapperNone {
+		if f.maxUnwrapped >= 0 {
+			src = &limitReader{r: src, left: f.maxUnwrapped}
+		}
+		var err error
+		if src, err = f.checkHead(src); err != nil {
+			return nil, 0, err
+		}
+	}
 	limit := f.inMemory
 	// The memory grows with what arrives, never past the threshold.
 	var mem []byte
@@ -296,11 +404,14 @@ func (f *File) spill(src io.Reader) (io.ReaderAt, int64, error) {
 		}
 		n, err := src.Read(mem[len(mem):cap(mem)])
 		mem = mem[:len(mem)+n]
-		if errors.Is(err, io.EOF) {
-			return bytes.NewReader(mem), int64(len(mem)), nil
-		}
 		if err != nil {
-			return nil, 0, err
+			if !errors.Is(err, io.EOF) {
+				if f.Wrapper == WrapperNone {
+					return nil, 0, err
+				}
+				f.cutAt(int64(len(mem)), err)
+			}
+			return bytes.NewReader(mem), int64(len(mem)), nil
 		}
 	}
 	tmp, size, err := f.spillFile(mem, src)
@@ -310,8 +421,126 @@ func (f *File) spill(src io.Reader) (io.ReaderAt, int64, error) {
 	return tmp, size, nil
 }
 
+// checkHead unwraps the first headCheck bytes of src and checks that they
+// start a trace; it returns a reader of the whole content.
+func (f *File) checkHead(src io.Reader) (io.Reader, error) {
+	head := make([]byte, headCheck)
+	// Not io.ReadFull: a decompressor's io.ErrUnexpectedEOF is a break in
+	// its stream, not the end of the content.
+	n := 0
+	var err error
+	for n < len(head) && err == nil {
+		var k int
+		k, err = src.Read(head[n:])
+		n += k
+	}
+	head = head[:n]
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	if err != nil && n == 0 {
+		// Nothing came out: the input cannot be read at all.
+		return nil, err
+	}
+	if !bytes.HasPrefix(head, []byte(buffer.RTBackupMagic)) {
+		if _, herr := NewReader(bytes.NewReader(head), int64(n)); errors.Is(herr, ErrNotETL) {
+			if err != nil {
+				// Too little came out to tell: the break is the news.
+				f.cutAt(int64(n), err)
+				return nil, fmt.Errorf("%v; what came before it is not a trace: %w", f.cut, herr)
+			}
+			return nil, fmt.Errorf("the %s content is not a trace: %w", f.Wrapper, herr)
+		}
+	}
+	rest := src
+	if err != nil {
+		rest = &failReader{err}
+	}
+	return io.MultiReader(bytes.NewReader(head), rest), nil
+}
+
+// failReader returns err: the break of a stream after the bytes before it.
+type failReader struct{ err error }
+
+func (r *failReader) Read([]byte) (int, error) { return 0, r.err }
+
+// limitReader reads r up to left bytes, and fails with ErrUnwrapLimit
+// when r holds more.
+type limitReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if l.left <= 0 {
+		// One byte more tells a stream that ends at the limit from one
+		// that goes on past it.
+		var one [1]byte
+		for {
+			n, err := l.r.Read(one[:])
+			if n > 0 {
+				return 0, ErrUnwrapLimit
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+// cutAt notes that the content ended early, at off, for err.
+func (f *File) cutAt(off int64, err error) {
+	if errors.Is(err, ErrUnwrapLimit) {
+		f.cut = &FormatError{Offset: off, Buffer: -1, Err: ErrUnwrapLimit,
+			Reason: fmt.Sprintf("the %s content goes on past the limit of %s on unwrapped content, a guard against decompression bombs; the trace is read up to it",
+				f.Wrapper, byteSize(f.maxUnwrapped))}
+		return
+	}
+	f.cut = &FormatError{Offset: off, Buffer: -1, Err: ErrTruncated,
+		Reason: fmt.Sprintf("the %s stream breaks off after 0x%x bytes of content (%s)", f.Wrapper, off, printable(err.Error()))}
+}
+
+// byteSize writes n bytes in the largest binary unit that divides it.
+func byteSize(n int64) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d %s", n>>u.shift, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// printable keeps a message from a decoder to at most 120 printable
+// characters: it may quote bytes of the input.
+func printable(s string) string {
+	out := make([]rune, 0, len(s))
+	for _, c := range s {
+		if len(out) == 120 {
+			return string(out) + "..."
+		}
+		if !unicode.IsPrint(c) {
+			c = '?'
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
 // spillFile writes head and then the rest of src into a temporary file,
-// which Close removes.
+// which Close removes. A read error of a wrapped input's content ends the
+// content there (f.cut); a write error fails.
 func (f *File) spillFile(head []byte, src io.Reader) (*os.File, int64, error) {
 	tmp, err := os.CreateTemp("", "etlkit-*.etl")
 	if err != nil {
@@ -322,9 +551,26 @@ func (f *File) spillFile(head []byte, src io.Reader) (*os.File, int64, error) {
 	if _, err := tmp.Write(head); err != nil {
 		return nil, 0, err
 	}
-	rest, err := io.Copy(tmp, src)
-	if err != nil {
-		return nil, 0, err
+	size := int64(len(head))
+	buf := make([]byte, 256<<10)
+	for {
+		n, rerr := src.Read(buf)
+		if n > 0 {
+			if _, err := tmp.Write(buf[:n]); err != nil {
+				return nil, 0, err
+			}
+			size += int64(n)
+		}
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			if f.Wrapper == WrapperNone {
+				return nil, 0, rerr
+			}
+			f.cutAt(size, rerr)
+			break
+		}
 	}
-	return tmp, int64(len(head)) + rest, nil
+	return tmp, size, nil
 }

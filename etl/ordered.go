@@ -1,6 +1,7 @@
 package etl
 
 import (
+	"errors"
 	"iter"
 
 	"github.com/etlkit/etlkit/buffer"
@@ -30,7 +31,7 @@ func (r *Reader) EventsWith(opts order.Options) iter.Seq2[*record.Record, error]
 		if r.fileOrderParallel(opts, yield) {
 			return
 		}
-		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+		r.newStats()
 		m := order.New(opts, r.Source())
 		r.stats.Order = m.Stats()
 		// Handing yield straight on saves a call per record.
@@ -50,7 +51,7 @@ func (r *Reader) fileOrderParallel(opts order.Options, yield func(*record.Record
 	// The loop counts each record as it hands it out: a loop body of its
 	// own around yield would cost a call per record.
 	c := order.NewCounter(r.Source())
-	r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+	r.newStats()
 	// The Counter counts Records and HeaderTypes; counted takes them.
 	r.pass(c).Parallel(&r.ring, yield)
 	r.stats.Order = c.Stats()
@@ -92,6 +93,10 @@ func (s *Stats) scanned(span int64, err error) {
 	s.Bytes += span
 	if err != nil {
 		s.BuffersSkipped++
+		var fe *FormatError
+		if errors.As(err, &fe) {
+			s.BytesSkipped += fe.Skipped
+		}
 		s.addError(err)
 	}
 }

@@ -351,7 +351,8 @@ func TestOrderedUsesWorkersOnCompressed(t *testing.T) {
 }
 
 // damagedTrace has each kind of damage a reader reports: a buffer that
-// does not decompress, one whose Offset points into its header, a record
+// does not decompress, one whose Offset points into its header (after a
+// sound buffer: damage in two buffers in a row is one loss), a record
 // whose header type is unknown, and a file cut inside its last buffer.
 func damagedTrace(t *testing.T) []byte {
 	s := etltest.DefaultSession()
@@ -369,10 +370,11 @@ func damagedTrace(t *testing.T) []byte {
 			{etltest.Buffer{CPU: 0, SequenceNumber: 1}, []etltest.Record{ev(base + 10), ev(base + 30)}},
 			{etltest.Buffer{CPU: 1, SequenceNumber: 2, Flags: buffer.FlagEventsLost}, []etltest.Record{ev(base + 20), ev(base + 40)}},
 			{etltest.Buffer{CPU: 0, SequenceNumber: 3, BadCompression: true}, []etltest.Record{ev(base + 35)}},
-			{etltest.Buffer{CPU: 1, SequenceNumber: 4, Offset: etltest.Ptr(uint32(0x20))}, []etltest.Record{ev(base + 45)}},
-			{etltest.Buffer{CPU: 2, SequenceNumber: 5}, []etltest.Record{ev(base + 15), etltest.Raw{0x00, 0x00, 0x7E, 0xC0, 0x18, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, ev(base + 50)}},
-			{etltest.Buffer{CPU: 0, SequenceNumber: 6}, []etltest.Record{ev(base + 60)}},
-			{etltest.Buffer{CPU: 2, SequenceNumber: 7, Truncate: 0x48 + 0x18 + 4}, []etltest.Record{ev(base + 70), ev(base + 80)}},
+			{etltest.Buffer{CPU: 1, SequenceNumber: 4}, []etltest.Record{ev(base + 42)}},
+			{etltest.Buffer{CPU: 1, SequenceNumber: 5, Offset: etltest.Ptr(uint32(0x20))}, []etltest.Record{ev(base + 45)}},
+			{etltest.Buffer{CPU: 2, SequenceNumber: 6}, []etltest.Record{ev(base + 15), etltest.Raw{0x00, 0x00, 0x7E, 0xC0, 0x18, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, ev(base + 50)}},
+			{etltest.Buffer{CPU: 0, SequenceNumber: 7}, []etltest.Record{ev(base + 60)}},
+			{etltest.Buffer{CPU: 2, SequenceNumber: 8, Truncate: 0x48 + 0x18 + 4}, []etltest.Record{ev(base + 70), ev(base + 80)}},
 		} {
 			if err := b.WriteBuffer(w.spec, w.recs...); err != nil {
 				return err
@@ -405,9 +407,9 @@ func TestEventsOnDamage(t *testing.T) {
 	}
 	recs, errs := count(r.Records())
 	fileStats := *r.Stats()
-	// Records: the header, 2 + 2 + 1 (the unknown header type cuts the rest
-	// of its buffer) + 1 + 1 (the cut buffer's whole record).
-	assert.Equal(t, 8, recs)
+	// Records: the header, 2 + 2 + 1 + 1 (the unknown header type cuts the
+	// rest of its buffer) + 1 + 1 (the cut buffer's whole record).
+	assert.Equal(t, 9, recs)
 	assert.Equal(t, 4, errs)
 	assert.Equal(t, 1, fileStats.EventsLostBuffers)
 	assert.Equal(t, 2, fileStats.BuffersSkipped)

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/etlkit/etlkit/buffer"
@@ -73,9 +74,12 @@ type Stats struct {
 	RecordsSkipped int // records whose header could be read but not decoded
 	// BuffersCut counts buffers whose records stopped early on damage: the
 	// records after it in that buffer are lost.
-	BuffersCut  int
-	Bytes       int64    // bytes of input covered by the buffers walked
-	HeaderTypes [256]int // records by header type
+	BuffersCut int
+	Bytes      int64 // bytes of input covered by the buffers walked
+	// BytesSkipped counts the bytes passed over from each damaged buffer
+	// header to the next buffer found (FormatError.Skipped).
+	BytesSkipped int64
+	HeaderTypes  [256]int // records by header type
 	// EventsLostBuffers and BufferLostBuffers count buffers flagged
 	// EVENTS_LOST and BUFFER_LOST; EventsLost and BuffersLost are the
 	// logfile header's counters.
@@ -83,10 +87,18 @@ type Stats struct {
 	BufferLostBuffers int
 	EventsLost        uint32
 	BuffersLost       uint32
-	Truncated         bool // the last buffer was cut short by the end of the file
-	ZeroTail          bool // the walk ended at a zero-filled tail
-	Errors            []*FormatError
-	ErrorCount        int
+	// Truncated: the last buffer was cut short by the end of the file, or
+	// a wrapped input's content ended early (see Unwrap).
+	Truncated bool
+	ZeroTail  bool // the walk ended at a zero-filled tail
+	// Unwrap is set when a wrapped input's content ended early (the
+	// stream breaks off or is damaged: ErrTruncated) or at the size
+	// limit (ErrUnwrapLimit), at its Offset in the content: what came
+	// before it is read. It is in Errors too.
+	Unwrap *FormatError
+	// Errors are the first MaxErrors errors in file order (by offset).
+	Errors     []*FormatError
+	ErrorCount int
 	// Order describes the order of an iteration by Events or EventsWith
 	// (nil after Records and Buffers): inversions inside each processor's
 	// stream, backward steps and ties in the output, late records.
@@ -119,7 +131,12 @@ func (s *Stats) DamageSummary() string {
 	plural(s.BuffersSkipped, "buffer skipped", "buffers skipped")
 	plural(s.RecordsSkipped, "record skipped", "records skipped")
 	plural(s.BuffersCut, "buffer cut short", "buffers cut short")
-	if s.Truncated {
+	switch {
+	case s.Unwrap != nil && errors.Is(s.Unwrap, ErrUnwrapLimit):
+		parts = append(parts, "its content stops at the unwrapped size limit")
+	case s.Unwrap != nil:
+		parts = append(parts, "its content breaks off")
+	case s.Truncated:
 		parts = append(parts, "the file ends inside its last buffer")
 	}
 	if len(parts) == 0 {
@@ -130,8 +147,9 @@ func (s *Stats) DamageSummary() string {
 	if len(s.Errors) > 0 {
 		off = s.Errors[0].Offset
 		// The notice of a last buffer cut by the end of the file says
-		// what "the file ends inside its last buffer" already says.
-		if fe := s.Errors[0]; !(s.Truncated && fe.Buffer == s.Buffers-1 && errors.Is(fe, ErrTruncated)) {
+		// what "the file ends inside its last buffer" already says. The
+		// content's end is told last.
+		if fe := s.Errors[0]; !(s.Truncated && fe.Buffer == s.Buffers-1 && errors.Is(fe, ErrTruncated)) && fe != s.Unwrap {
 			first = fe.Detail()
 		}
 	}
@@ -139,11 +157,16 @@ func (s *Stats) DamageSummary() string {
 	if first != "" {
 		msg += "; first: " + first
 	}
+	if fe := s.Unwrap; fe != nil {
+		msg += "; " + fe.Reason
+	}
 	return msg
 }
 
 // add sums o's counts into s; ZeroTail and Truncated are set when either
-// had them. Order is left alone.
+// had them, and Unwrap keeps the first content cut. Errors follow each
+// other as added (the files in turn, each in file order). Order is left
+// alone.
 func (s *Stats) add(o *Stats) {
 	s.Buffers += o.Buffers
 	s.BuffersSkipped += o.BuffersSkipped
@@ -155,6 +178,7 @@ func (s *Stats) add(o *Stats) {
 	s.RecordsSkipped += o.RecordsSkipped
 	s.BuffersCut += o.BuffersCut
 	s.Bytes += o.Bytes
+	s.BytesSkipped += o.BytesSkipped
 	for i := range s.HeaderTypes {
 		s.HeaderTypes[i] += o.HeaderTypes[i]
 	}
@@ -164,16 +188,33 @@ func (s *Stats) add(o *Stats) {
 	s.BuffersLost += o.BuffersLost
 	s.Truncated = s.Truncated || o.Truncated
 	s.ZeroTail = s.ZeroTail || o.ZeroTail
+	if s.Unwrap == nil {
+		s.Unwrap = o.Unwrap
+	}
 	s.Errors = append(s.Errors, o.Errors[:min(len(o.Errors), MaxErrors-len(s.Errors))]...)
 	s.ErrorCount += o.ErrorCount
 }
 
+// addError counts err and keeps it in Errors, which holds the MaxErrors
+// errors earliest in the file in file order, whatever order the iteration
+// met them in: the first damage is Errors[0] in every mode.
 func (s *Stats) addError(err error) {
 	s.ErrorCount++
 	var fe *FormatError
-	if len(s.Errors) < MaxErrors && errors.As(err, &fe) {
-		s.Errors = append(s.Errors, fe)
+	if !errors.As(err, &fe) {
+		return
 	}
+	i := len(s.Errors)
+	for i > 0 && s.Errors[i-1].Offset > fe.Offset {
+		i--
+	}
+	if i >= MaxErrors {
+		return
+	}
+	if len(s.Errors) == MaxErrors {
+		s.Errors = s.Errors[:MaxErrors-1]
+	}
+	s.Errors = slices.Insert(s.Errors, i, fe)
 }
 
 // Reader reads one ETL file.
@@ -183,6 +224,9 @@ type Reader struct {
 	hdr     Header
 	extents []buffer.Extent // RlFs files
 	stats   Stats
+	// cut is where a wrapped input's content ended early, which every
+	// pass reports (Stats.Unwrap).
+	cut *FormatError
 	// ring is the slots of the two-goroutine file-order pass, kept between
 	// passes.
 	ring fileorder.Ring
@@ -251,10 +295,18 @@ func (r *Reader) readRTBackup() error {
 // readHeader validates the first buffer and decodes the logfile-header record.
 func (r *Reader) readHeader() error {
 	w := buffer.NewWalker(r.ra, r.size)
+	// Only the first buffer is read: a damaged one ends the check, with
+	// no scan of the rest of the input for a buffer after it.
+	w.NoResync = true
 	var b buffer.Buffer
 	if err := w.Next(&b); err != nil {
 		if err == io.EOF {
-			return fmt.Errorf("empty file: %w", ErrNotETL)
+			if r.size == 0 {
+				return fmt.Errorf("empty file: %w", ErrNotETL)
+			}
+			// No trace starts with zero bytes, though a file of them (or
+			// a wrapper holding them) is no more empty than any other.
+			return notETL(0, "the input starts with zero bytes where a buffer header should be")
 		}
 		// A first buffer that cannot be read says the input is not a
 		// trace: the walker's place and reason, with that one cause.
@@ -300,6 +352,15 @@ func (r *Reader) readHeader() error {
 	return nil
 }
 
+// newStats starts the Stats of a pass.
+func (r *Reader) newStats() {
+	r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+	if r.cut != nil {
+		r.stats.Truncated, r.stats.Unwrap = true, r.cut
+		r.stats.addError(r.cut)
+	}
+}
+
 // Header returns the logfile header.
 func (r *Reader) Header() *Header { return &r.hdr }
 
@@ -328,7 +389,7 @@ func (r *Reader) newWalker() *buffer.Walker {
 // nil buffer and a *FormatError, and the walk goes on where it can.
 func (r *Reader) Buffers() iter.Seq2[*buffer.Buffer, error] {
 	return func(yield func(*buffer.Buffer, error) bool) {
-		r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+		r.newStats()
 		r.pass(nil).Buffers(yield)
 	}
 }
@@ -377,7 +438,7 @@ func (r *Reader) Records() iter.Seq2[*record.Record, error] {
 
 // records is Records on two goroutines or on one.
 func (r *Reader) records(parallel bool, yield func(*record.Record, error) bool) {
-	r.stats = Stats{EventsLost: r.hdr.EventsLost, BuffersLost: r.hdr.BuffersLost}
+	r.newStats()
 	if parallel {
 		r.pass(nil).Parallel(&r.ring, yield)
 		return

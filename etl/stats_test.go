@@ -4,13 +4,16 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestStatsAdd: a Set's Stats sum its readers', errors kept up to
 // MaxErrors and counted in full.
 func TestStatsAdd(t *testing.T) {
-	a := Stats{Buffers: 3, Records: 10, Bytes: 300, Truncated: true, ErrorCount: 40, EventsLost: 2}
-	b := Stats{Buffers: 4, Records: 20, Bytes: 400, ZeroTail: true, ErrorCount: 50, EventsLost: 3, BuffersCut: 1}
+	cutA := &FormatError{Offset: 0x1000, Buffer: -1, Reason: "a's content breaks off", Err: ErrTruncated}
+	cutB := &FormatError{Offset: 0x2000, Buffer: -1, Reason: "b's content breaks off", Err: ErrTruncated}
+	a := Stats{Buffers: 3, Records: 10, Bytes: 300, BytesSkipped: 0x800, Truncated: true, ErrorCount: 40, EventsLost: 2, Unwrap: cutA}
+	b := Stats{Buffers: 4, Records: 20, Bytes: 400, BytesSkipped: 0x1000, ZeroTail: true, ErrorCount: 50, EventsLost: 3, BuffersCut: 1, Unwrap: cutB}
 	a.HeaderTypes[5], b.HeaderTypes[5], b.HeaderTypes[6] = 1, 2, 3
 	a.Compression[2], b.Compression[2] = 4, 5
 	for range 40 {
@@ -25,6 +28,8 @@ func TestStatsAdd(t *testing.T) {
 	assert.Equal(t, 7, sum.Buffers)
 	assert.Equal(t, 30, sum.Records)
 	assert.Equal(t, int64(700), sum.Bytes)
+	assert.Equal(t, int64(0x1800), sum.BytesSkipped)
+	assert.Same(t, cutA, sum.Unwrap, "the first content cut")
 	assert.Equal(t, 3, sum.HeaderTypes[5])
 	assert.Equal(t, 3, sum.HeaderTypes[6])
 	assert.Equal(t, 9, sum.Compression[2])
@@ -66,4 +71,42 @@ func TestDamageSummary(t *testing.T) {
 	assert.Equal(t, "offset 0x0: damaged: 1 buffer skipped, 1 record skipped, 1 buffer cut short; 1 record read", s.DamageSummary())
 	s = Stats{Records: 2, BuffersSkipped: 2, RecordsSkipped: 3, Truncated: true, ErrorCount: 5}
 	assert.Equal(t, "offset 0x0: damaged: 2 buffers skipped, 3 records skipped, the file ends inside its last buffer; 2 records read", s.DamageSummary())
+
+	// A damaged buffer header: the bytes skipped to the next buffer.
+	s = Stats{Records: 7, BuffersSkipped: 1, BytesSkipped: 0x800}
+	s.addError(&FormatError{Offset: 0x2000, Buffer: 4, Reason: "buffer header not plausible", Err: ErrMalformed, Skipped: 0x800})
+	assert.Equal(t, "offset 0x2000: damaged: 1 buffer skipped; 7 records read; "+
+		"first: buffer 4: buffer header not plausible: malformed; bytes 0x2000 to 0x2800 (0x800) skipped", s.DamageSummary())
+
+	// A wrapped input's content that breaks off, or stops at the limit, is
+	// told last, after the first damage before it.
+	for _, c := range []struct {
+		err  error
+		says string
+	}{{ErrTruncated, "its content breaks off"}, {ErrUnwrapLimit, "its content stops at the unwrapped size limit"}} {
+		cut := &FormatError{Offset: 0x3000, Buffer: -1, Reason: "the gzip content ends here", Err: c.err}
+		s = Stats{Records: 1, Truncated: true, Unwrap: cut}
+		s.addError(cut)
+		assert.Equal(t, "offset 0x3000: damaged: "+c.says+"; 1 record read; the gzip content ends here", s.DamageSummary())
+		s.RecordsSkipped++
+		s.addError(&FormatError{Offset: 0x1048, Buffer: 1, Reason: "record", Err: ErrUnknownHeaderType})
+		assert.Equal(t, "offset 0x1048: damaged: 1 record skipped, "+c.says+"; 1 record read; first: buffer 1: record: unknown record header type; the gzip content ends here", s.DamageSummary())
+	}
+}
+
+// TestErrorsInFileOrder: Errors holds the MaxErrors errors earliest in the
+// file, in file order, whatever order they were met in.
+func TestErrorsInFileOrder(t *testing.T) {
+	var s Stats
+	for i := range MaxErrors + 10 {
+		// Every multiple of 0x10 below 74 × 0x10 once (29 is prime to 74),
+		// met in an order that jumps back and forth.
+		off := int64((i*29)%(MaxErrors+10)) * 0x10
+		s.addError(&FormatError{Offset: off, Buffer: -1, Reason: "x"})
+	}
+	assert.Equal(t, MaxErrors+10, s.ErrorCount)
+	require.Len(t, s.Errors, MaxErrors)
+	for i, fe := range s.Errors {
+		assert.Equal(t, int64(i)*0x10, fe.Offset, "Errors[%d]", i)
+	}
 }

@@ -626,46 +626,51 @@ func (c *counter) RecordError(err error, more bool) {
 }
 
 // TestDamagedBuffers: a buffer that does not decompress and one whose
-// Offset points into its header cost those buffers only; their errors come
-// in their place in the stream, and every other record is delivered.
+// Offset points into its header cost those buffers only. The first's error
+// comes in its place in its stream; the second's header cannot be trusted,
+// not even for its processor, so its error comes after the merge; every
+// other record is delivered.
 func TestDamagedBuffers(t *testing.T) {
 	s := session()
 	data := build(t, s, nil,
 		buf{cpu(0, 1), []etltest.Record{ev(1, base+10), ev(2, base+30)}},
 		buf{cpu(1, 2), []etltest.Record{ev(11, base+20), ev(12, base+40)}},
 		buf{etltest.Buffer{CPU: 0, SequenceNumber: 3, BadCompression: true}, []etltest.Record{ev(99, base+35)}},
-		buf{etltest.Buffer{CPU: 0, SequenceNumber: 4, Offset: etltest.Ptr(uint32(0x20))}, []etltest.Record{ev(98, base+36)}},
-		buf{cpu(0, 5), []etltest.Record{ev(3, base+50)}},
+		buf{cpu(1, 4), []etltest.Record{ev(13, base+45)}},
+		buf{etltest.Buffer{CPU: 0, SequenceNumber: 5, Offset: etltest.Ptr(uint32(0x20))}, []etltest.Record{ev(98, base+36)}},
+		buf{cpu(0, 6), []etltest.Record{ev(3, base+50)}},
 	)
 	src := source(data, s)
 	obs := &counter{}
 	src.Observer = obs
 	got, st := collect(t, order.Options{}, src)
-	// Six buffers: the walk cannot go through the one whose Offset points
+	// Seven buffers: the walk cannot go through the one whose Offset points
 	// into its header, and the one that does not decompress fails when read.
-	assert.Equal(t, counter{scanned: 6, scanErrs: 1, loaded: 4, loadErrs: 1, ended: 1}, *obs)
+	assert.Equal(t, counter{scanned: 7, scanErrs: 1, loaded: 5, loadErrs: 1, ended: 1}, *obs)
 	require.Len(t, st.Sources, 1)
-	assert.Equal(t, 6, st.Sources[0].Records)
-	assert.Equal(t, 5, st.Sources[0].HeaderTypes[header.TypePerfInfo64])
+	assert.Equal(t, 7, st.Sources[0].Records)
+	assert.Equal(t, 6, st.Sources[0].HeaderTypes[header.TypePerfInfo64])
 	assert.Equal(t, 1, st.Sources[0].HeaderTypes[header.TypeSystem64])
+	assert.Len(t, st.Streams, 3, "the header buffer and processors 0 and 1")
 	got, stats := check(t, order.Options{}, src)
 	st = &stats
 	var seq []string
 	for _, o := range got[1:] {
 		seq = append(seq, o.String())
 	}
-	assert.Equal(t, []string{"1", "11", "2", "error", "error", "12", "3"}, seq)
+	assert.Equal(t, []string{"1", "11", "2", "error", "12", "13", "3", "error"}, seq)
 	assert.True(t, errors.Is(got[4].err, buffer.ErrDecompress), "%v", got[4].err)
-	assert.True(t, errors.Is(got[5].err, buffer.ErrMalformed), "%v", got[5].err)
+	assert.True(t, errors.Is(got[8].err, buffer.ErrMalformed), "%v", got[8].err)
 	var fe *buffer.FormatError
-	require.ErrorAs(t, got[5].err, &fe)
-	assert.Equal(t, 4, fe.Buffer)
-	assert.Equal(t, 6, st.Records, "the five records and the logfile header")
+	require.ErrorAs(t, got[8].err, &fe)
+	assert.Equal(t, 5, fe.Buffer)
+	assert.Equal(t, int64(s.BufferSize), fe.Skipped, "to the next buffer")
+	assert.Equal(t, 7, st.Records, "the six records and the logfile header")
 
 	got, _ = check(t, order.Options{Mode: order.FileOrder}, src)
 	seq = seq[:0]
 	for _, o := range got[1:] {
 		seq = append(seq, o.String())
 	}
-	assert.Equal(t, []string{"1", "2", "11", "12", "error", "error", "3"}, seq)
+	assert.Equal(t, []string{"1", "2", "11", "12", "error", "13", "error", "3"}, seq)
 }

@@ -32,7 +32,9 @@ type scanned struct {
 	streams []*stream
 	errs    map[int32]error // scan errors by buffer index
 	// trailing holds errors met where no buffer header could be read (the
-	// end of the input); they are delivered after everything else.
+	// end of the input) or trusted (the walk cleared it and looked for the
+	// next buffer), which places the buffer in no stream; they are
+	// delivered after everything else.
 	trailing []error
 	// largest is the largest buffer, decompressed, in bytes.
 	largest int
@@ -85,7 +87,8 @@ func scan(si int, src *Source) scanned {
 			src.Observer.Scanned(&b, w.Span(start), err)
 		}
 		if err != nil && b.BufferSize == 0 {
-			// No header was read, so the buffer belongs to no stream.
+			// No header was read or trusted, so the buffer belongs to no
+			// stream.
 			out.trailing = append(out.trailing, err)
 			continue
 		}

@@ -191,12 +191,12 @@ func (d *dumper) open() {
 		var err error
 		switch {
 		case name != "-":
-			f, err = etl.Open(name)
+			f, err = etl.OpenWith(name, d.openOptions())
 		case readStdin:
 			err = errors.New("standard input is given more than once")
 		default:
 			readStdin = true
-			f, err = etl.OpenStream(stdin, name, nil)
+			f, err = etl.OpenStream(stdin, name, d.openOptions())
 		}
 		if err != nil {
 			fmt.Fprintln(d.stderr, fileMessage(name, err))
@@ -205,6 +205,11 @@ func (d *dumper) open() {
 		}
 		d.inputs = append(d.inputs, &input{name: name, f: f})
 	}
+}
+
+// openOptions are the etl.Options the flags ask for.
+func (d *dumper) openOptions() *etl.Options {
+	return &etl.Options{MaxUnwrapped: d.opts.maxUnwrapped}
 }
 
 func (d *dumper) closeInputs() {

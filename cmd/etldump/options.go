@@ -24,6 +24,9 @@ type options struct {
 	order    string // time, file or sorted
 	window   window
 	progress string // auto, always or never
+	// maxUnwrapped is --max-unwrapped: the bound on a wrapped input's
+	// content (etl.Options.MaxUnwrapped).
+	maxUnwrapped int64
 
 	// manifests are the --manifest paths; message is --message.
 	manifests []string
@@ -221,6 +224,12 @@ func parseOptions(args []string) (*options, *parser, error) {
 			set: setView("activities")},
 		{name: "progress", arg: "WHEN", help: "progress bar on standard error: auto (when it is a terminal), always, never",
 			set: oneOf(&o.progress, "auto, always or never", "auto", "always", "never")},
+		{name: "max-unwrapped", arg: "SIZE", help: "read a gzip, zstd, bzip2, xz or zip input up to this much content (64GiB by default; bytes, or KiB, MiB, GiB, TiB): past it, the trace is read up to the limit and reported as damaged, which stops a decompression bomb",
+			set: func(v string) error {
+				n, err := parseByteSize(v)
+				o.maxUnwrapped = n
+				return err
+			}},
 		{name: "help", short: "h", help: "print this help",
 			set: func(string) error { o.help = true; return nil }},
 		{name: "version", help: "print the version",
@@ -373,4 +382,23 @@ func parseWindow(v string) (window, error) {
 		return window{}, fmt.Errorf("%q: want a positive duration (2s, 500ms, 1m) or a record count (100000)", v)
 	}
 	return window{dur: d}, nil
+}
+
+// parseByteSize reads a size in bytes: a whole number, with a binary unit
+// or none (KiB, MiB, GiB, TiB; K, M, G, T and KB, MB, GB, TB mean the same).
+func parseByteSize(v string) (int64, error) {
+	s := strings.TrimSpace(v)
+	num := strings.TrimRightFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.ToUpper(strings.TrimSpace(s[len(num):]))
+	shift := -1
+	for i, names := range [][]string{{"", "B"}, {"K", "KB", "KIB"}, {"M", "MB", "MIB"}, {"G", "GB", "GIB"}, {"T", "TB", "TIB"}} {
+		if slices.Contains(names, unit) {
+			shift = 10 * i
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || shift < 0 || n <= 0 || n > (1<<62)>>shift {
+		return 0, fmt.Errorf("%q: want a size such as 64GiB, 512MiB or 1048576 (bytes)", v)
+	}
+	return n << shift, nil
 }

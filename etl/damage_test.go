@@ -1,0 +1,130 @@
+package etl_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/internal/samples"
+	"github.com/etlkit/etlkit/order"
+)
+
+// sampleRecord names a record by its place, which damage elsewhere in the
+// file does not change.
+type sampleRecord struct{ buffer, offset int }
+
+// readPlaces reads every record of a trace in the mode opts asks for, and
+// the errors.
+func readPlaces(t *testing.T, data []byte, opts order.Options) ([]sampleRecord, []*etl.FormatError, *etl.Stats) {
+	t.Helper()
+	r, err := etl.NewReader(bytes.NewReader(data), int64(len(data)))
+	require.NoError(t, err)
+	var recs []sampleRecord
+	var errs []*etl.FormatError
+	for rec, err := range r.EventsWith(opts) {
+		if err != nil {
+			var fe *etl.FormatError
+			require.ErrorAs(t, err, &fe)
+			errs = append(errs, fe)
+			continue
+		}
+		recs = append(recs, sampleRecord{rec.BufferIndex, rec.BufferOffset})
+	}
+	return recs, errs, r.Stats()
+}
+
+// bufferOffsets walks a sound trace and gives each buffer's offset.
+func bufferOffsets(t *testing.T, data []byte) []int64 {
+	t.Helper()
+	r, err := etl.NewReader(bytes.NewReader(data), int64(len(data)))
+	require.NoError(t, err)
+	var offs []int64
+	for b, err := range r.Buffers() {
+		require.NoError(t, err)
+		offs = append(offs, b.FileOffset)
+	}
+	return offs
+}
+
+// TestDamagedHeaderCostsItsBuffer damages one buffer header of real traces
+// (the first data buffer, one in the middle, the last), its BufferSize
+// alone or the whole header, with garbage: every record of the other
+// buffers is read, in file order and in time order, in the order an
+// undamaged read gives them, and one error names the damaged buffer's
+// offset and the bytes skipped.
+func TestDamagedHeaderCostsItsBuffer(t *testing.T) {
+	names := []string{
+		"win10-explorer-startup.etl", "shutdown-kernel.etl", "powershell-manifest.etl", "gcevents-manifest.etl",
+		"wpp-netsetup-append.etl", "pktmon-ethernet.etl", "selfdescribing-compressed.etl",
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			orig, err := os.ReadFile(samples.Path(t, name))
+			require.NoError(t, err)
+			offs := bufferOffsets(t, orig)
+			require.GreaterOrEqual(t, len(offs), 3)
+			wantFile, errs, _ := readPlaces(t, orig, order.Options{Mode: order.FileOrder})
+			require.Empty(t, errs)
+			wantTime, errs, _ := readPlaces(t, orig, order.Options{})
+			require.Empty(t, errs)
+			rng := rand.New(rand.NewPCG(uint64(len(orig)), 23))
+			for _, k := range []int{1, len(offs) / 2, len(offs) - 1} {
+				off := offs[k]
+				size := binary.LittleEndian.Uint32(orig[off:])
+				damages := map[string]func([]byte){
+					"size-garbage": func(d []byte) { binary.LittleEndian.PutUint32(d[off:], rng.Uint32()|0x8000_0000) },
+					"size-xor":     func(d []byte) { binary.LittleEndian.PutUint32(d[off:], size^0xFFFFFFFF) },
+					"size-zero":    func(d []byte) { binary.LittleEndian.PutUint32(d[off:], 0) },
+					"header-garbage": func(d []byte) {
+						for i := range buffer.HeaderSize {
+							d[off+int64(i)] = byte(rng.Uint32())
+						}
+					},
+				}
+				if size%8 == 0 {
+					// Sizes a damaged uncompressed header could claim that
+					// look like buffer sizes: three buffers, half a buffer.
+					damages["size-triple"] = func(d []byte) { binary.LittleEndian.PutUint32(d[off:], 3*size) }
+					damages["size-half"] = func(d []byte) { binary.LittleEndian.PutUint32(d[off:], size/2) }
+				}
+				for what, damage := range damages {
+					data := bytes.Clone(orig)
+					damage(data)
+					name := fmt.Sprintf("buffer %d at 0x%x, %s", k, off, what)
+					end := int64(len(orig))
+					if k+1 < len(offs) {
+						end = offs[k+1]
+					}
+					for _, c := range []struct {
+						opts order.Options
+						want []sampleRecord
+					}{{order.Options{Mode: order.FileOrder}, wantFile}, {order.Options{}, wantTime}} {
+						got, errs, st := readPlaces(t, data, c.opts)
+						want := slices.DeleteFunc(slices.Clone(c.want), func(r sampleRecord) bool { return r.buffer == k })
+						require.Less(t, len(want), len(c.want), name)
+						require.Equal(t, want, got, "%s, %v: the records of the other buffers, in order", name, c.opts.Mode)
+						require.Len(t, errs, 1, name)
+						assert.Equal(t, off, errs[0].Offset, name)
+						assert.Equal(t, k, errs[0].Buffer, name)
+						assert.ErrorIs(t, errs[0], etl.ErrMalformed, name)
+						assert.Equal(t, end-off, errs[0].Skipped, name)
+						assert.Contains(t, errs[0].Error(), fmt.Sprintf("offset 0x%x: ", off), name)
+						assert.Equal(t, 1, st.BuffersSkipped, name)
+						assert.Equal(t, end-off, st.BytesSkipped, name)
+						assert.Equal(t, len(want), st.Records, name)
+						assert.True(t, st.Damaged(), name)
+					}
+				}
+			}
+		})
+	}
+}
