@@ -161,7 +161,7 @@ func TestDecompressionBomb(t *testing.T) {
 		{[]string{"--count", "--max-unwrapped", "16MiB", traceBomb}, exitDamaged, "etldump: " + traceBomb + ": offset 0x1000000: damaged: its content stops at the unwrapped size limit; 17078 records read; " +
 			"the gzip content goes on past the limit of 16 MiB on unwrapped content, a guard against decompression bombs; the trace is read up to it\n", 128 << 10},
 	} {
-		cmd := exec.Command(bin, c.args...)
+		cmd, peakRSS := measuredCommand(bin, c.args...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		err := cmd.Run()
@@ -169,7 +169,7 @@ func TestDecompressionBomb(t *testing.T) {
 		assert.Equal(t, c.code, cmd.ProcessState.ExitCode(), stderr.String())
 		assert.Equal(t, c.msg, stderr.String())
 		assert.NotContains(t, stderr.String(), "empty")
-		rss, ok := peakRSS(cmd.ProcessState)
+		rss, ok := peakRSS()
 		require.True(t, ok)
 		t.Logf("%v: peak RSS %d KiB", c.args, rss)
 		assert.Less(t, rss, c.maxRSS, "peak RSS in KiB")
