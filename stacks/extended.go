@@ -21,13 +21,9 @@ func (j *Joiner) extendedStack(r *record.Record, ev *event) {
 		var key uint64
 		switch it.Type {
 		case record.ExtStackTrace32, record.ExtStackTrace64:
-			st, err := it.StackTrace()
-			if err != nil || st.Len() == 0 {
+			st, ok := j.loadStackTrace(it)
+			if !ok {
 				continue
-			}
-			j.scratch = j.scratch[:0]
-			for i := 0; i < st.Len(); i++ {
-				j.scratch = append(j.scratch, st.Address(i))
 			}
 			kind, frag = partFrames, fragWhole
 			if st.MatchId != 0 {
@@ -97,13 +93,8 @@ func (j *Joiner) extendedUserPart(r *record.Record) {
 		var p part
 		switch it.Type {
 		case record.ExtStackTrace32, record.ExtStackTrace64:
-			st, err := it.StackTrace()
-			if err != nil || st.Len() == 0 {
+			if _, ok := j.loadStackTrace(it); !ok {
 				continue
-			}
-			j.scratch = j.scratch[:0]
-			for i := 0; i < st.Len(); i++ {
-				j.scratch = append(j.scratch, st.Address(i))
 			}
 			p = j.part(partFrames, userKeys, 0)
 		case record.ExtStackKey32, record.ExtStackKey64:
@@ -158,4 +149,18 @@ func (j *Joiner) clrStack(r *record.Record, e *schema.Event) {
 		j.finish(ev, JoinNoStack)
 	}
 	j.release(k, th)
+}
+
+// loadStackTrace puts the frames of a stack trace item into j.scratch and
+// reports whether it holds any.
+func (j *Joiner) loadStackTrace(it record.ExtendedItem) (record.StackTrace, bool) {
+	st, err := it.StackTrace()
+	if err != nil || st.Len() == 0 {
+		return st, false
+	}
+	j.scratch = j.scratch[:0]
+	for i := 0; i < st.Len(); i++ {
+		j.scratch = append(j.scratch, st.Address(i))
+	}
+	return st, true
 }
