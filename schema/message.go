@@ -1,9 +1,9 @@
 package schema
 
 import (
-	"strconv"
 	"unicode/utf8"
 
+	"github.com/etlkit/etlkit/internal/printf"
 	"github.com/etlkit/etlkit/payload"
 )
 
@@ -101,67 +101,23 @@ func indexByteFrom(s string, c byte, from int) int {
 // is not understood.
 const maxWidth = 64
 
-// printfSpec is a parsed !fmt! insert format.
-type printfSpec struct {
-	left, plus, space, zero, alt bool
-	width, prec                  int // prec -1 when absent
-	conv                         byte
-}
-
-// parsePrintf reads a format such as "08lx" or "-10s"; ok is false for
-// anything it does not understand, which then renders as !s!.
-func parsePrintf(s string) (p printfSpec, ok bool) {
-	p.prec = -1
-	i := 0
-	for ; i < len(s); i++ {
-		switch s[i] {
-		case '-':
-			p.left = true
-		case '+':
-			p.plus = true
-		case ' ':
-			p.space = true
-		case '0':
-			p.zero = true
-		case '#':
-			p.alt = true
-		default:
-			goto width
-		}
+// parseInsertFormat reads a format such as "08lx" or "-10s"; ok is false
+// for anything it does not understand, which then renders as !s!.
+func parseInsertFormat(s string) (printf.Conv, bool) {
+	cv, ok := printf.Parse(s)
+	if !ok || cv.Width > maxWidth || cv.Prec > maxWidth {
+		return cv, false
 	}
-width:
-	for ; i < len(s) && isDigit(s[i]); i++ {
-		if p.width = p.width*10 + int(s[i]-'0'); p.width > maxWidth {
-			return p, false
-		}
-	}
-	if i < len(s) && s[i] == '.' {
-		p.prec = 0
-		for i++; i < len(s) && isDigit(s[i]); i++ {
-			if p.prec = p.prec*10 + int(s[i]-'0'); p.prec > maxWidth {
-				return p, false
-			}
-		}
-	}
-	for _, size := range [...]string{"I64", "I32", "ll", "h", "l", "I", "w"} {
-		if len(s)-i > len(size) && s[i:i+len(size)] == size {
-			i += len(size)
-			break
-		}
-	}
-	if i != len(s)-1 {
-		return p, false
-	}
-	switch p.conv = s[i]; p.conv {
+	switch cv.Verb {
 	case 'd', 'i', 'u', 'x', 'X', 'o', 'c', 's', 'S', 'p':
-		return p, true
+		return cv, true
 	}
-	return p, false
+	return cv, false
 }
 
 // appendInsert appends one insert's value in the given format.
 func appendInsert(dst []byte, v *payload.Value, spec string) []byte {
-	p, ok := parsePrintf(spec)
+	cv, ok := parseInsertFormat(spec)
 	if spec == "" || !ok {
 		return v.AppendText(dst)
 	}
@@ -169,119 +125,38 @@ func appendInsert(dst []byte, v *payload.Value, spec string) []byte {
 	mark := len(dst)
 	numeric := false
 	switch {
-	case p.conv == 's' || p.conv == 'S' || !isNum:
+	case cv.Verb == 's' || cv.Verb == 'S' || !isNum:
 		dst = v.AppendText(dst)
-		if p.prec >= 0 {
-			dst = truncateRunes(dst, mark, p.prec)
+		if cv.Prec >= 0 {
+			dst = printf.CutRunes(dst, mark, cv.Prec)
 		}
-	case p.conv == 'c':
+	case cv.Verb == 'c':
 		dst = utf8.AppendRune(dst, rune(v.Uint()&0xFFFF))
 	default:
 		numeric = true
-		dst = appendNumber(dst, v, &p)
+		dst = appendNumber(dst, v, cv)
 	}
-	n := utf8.RuneCount(dst[mark:])
-	if n >= p.width {
-		return dst
-	}
-	pad := p.width - n
-	if p.left {
-		for ; pad > 0; pad-- {
-			dst = append(dst, ' ')
-		}
-		return dst
-	}
-	fill := byte(' ')
-	at := mark
-	if numeric && p.zero && p.prec < 0 {
-		fill = '0'
-		// Zeros go after a sign or a 0x prefix.
-		if at < len(dst) && (dst[at] == '-' || dst[at] == '+' || dst[at] == ' ') {
-			at++
-		}
-		if p.alt && at+1 < len(dst) && dst[at] == '0' && (dst[at+1] == 'x' || dst[at+1] == 'X') {
-			at += 2
-		}
-	}
-	end := len(dst)
-	for i := 0; i < pad; i++ {
-		dst = append(dst, 0)
-	}
-	copy(dst[at+pad:], dst[at:end])
-	for i := at; i < at+pad; i++ {
-		dst[i] = fill
-	}
-	return dst
+	return printf.Pad(dst, mark, cv, numeric)
 }
 
-// appendNumber renders an integer for the d i u x X o p conversions.
-func appendNumber(dst []byte, v *payload.Value, p *printfSpec) []byte {
-	u := v.Uint()
+// appendNumber renders an integer for the d i u x X o p conversions: d
+// and i signed when the field is; p as upper-case hex of the field's
+// width.
+func appendNumber(dst []byte, v *payload.Value, cv printf.Conv) []byte {
 	size := len(v.Raw()) // 0 for a value made rather than decoded: 64 bits
 	if size == 0 || size > 8 {
 		size = 8
 	}
-	if size < 8 {
-		u &= 1<<(8*size) - 1
+	signed := (cv.Verb == 'd' || cv.Verb == 'i') && v.Kind() == payload.KindInt
+	x := v.Uint()
+	if signed {
+		x = uint64(v.Int())
 	}
-	neg := false
-	base := 10
-	switch p.conv {
-	case 'd', 'i':
-		if x := v.Int(); v.Kind() == payload.KindInt && x < 0 {
-			neg, u = true, uint64(-x)
-		}
-	case 'x', 'X', 'p':
-		base = 16
-	case 'o':
-		base = 8
-	}
-	switch {
-	case neg:
-		dst = append(dst, '-')
-	case p.plus && (p.conv == 'd' || p.conv == 'i'):
-		dst = append(dst, '+')
-	case p.space && (p.conv == 'd' || p.conv == 'i'):
-		dst = append(dst, ' ')
-	}
-	if p.alt && u != 0 {
-		switch p.conv {
-		case 'x':
-			dst = append(dst, '0', 'x')
-		case 'X':
-			dst = append(dst, '0', 'X')
-		case 'o':
-			dst = append(dst, '0')
+	if cv.Verb == 'p' {
+		cv.Verb, cv.Hash = 'X', false
+		if cv.Prec < 0 {
+			cv.Prec = 2 * size
 		}
 	}
-	var tmp [64]byte
-	digits := strconv.AppendUint(tmp[:0], u, base)
-	if p.conv == 'X' || p.conv == 'p' {
-		for i, c := range digits {
-			if 'a' <= c && c <= 'f' {
-				digits[i] = c - 'a' + 'A'
-			}
-		}
-	}
-	minDigits := p.prec
-	if p.conv == 'p' && minDigits < 0 {
-		minDigits = 2 * size
-	}
-	if minDigits == 0 && u == 0 {
-		return dst
-	}
-	for i := len(digits); i < minDigits; i++ {
-		dst = append(dst, '0')
-	}
-	return append(dst, digits...)
-}
-
-// truncateRunes keeps at most n characters of dst[mark:].
-func truncateRunes(dst []byte, mark, n int) []byte {
-	i := mark
-	for ; n > 0 && i < len(dst); n-- {
-		_, size := utf8.DecodeRune(dst[i:])
-		i += size
-	}
-	return dst[:i]
+	return printf.AppendInt(dst, cv, x, size, signed)
 }

@@ -190,7 +190,7 @@ func cut(t ItemType, b []byte, pointerSize int) (int, string, error) {
 // in-type and out-type chosen by the item type and its conversion.
 func argSchema(a *Arg) (*payload.Schema, error) {
 	f := payload.Field{Name: a.Name}
-	verb := a.conv.verb
+	verb := a.conv.Verb
 	signed := verb == 'd' || verb == 'i'
 	hex := verb == 'x' || verb == 'X'
 	switch a.Type {

@@ -1,6 +1,10 @@
 package wpp
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/etlkit/etlkit/internal/printf"
+)
 
 // A format string is FormatMessage text: %n!fmt! inserts (n 1–99, fmt a
 // printf conversion without its %, "s" by default), %0 for the prefix,
@@ -23,17 +27,11 @@ type segment struct {
 	conv conversion
 }
 
-// conversion is one printf conversion: flags, width, precision, the size
-// prefix (which the item type overrides) and the conversion letter.
-type conversion struct {
-	minus, plus, space, hash, zero bool
-	width                          int
-	prec                           int // -1 when not given
-	wide                           bool
-	verb                           byte
-}
+// conversion is one printf conversion; the item type overrides its size
+// prefix.
+type conversion = printf.Conv
 
-var defaultConversion = conversion{prec: -1, verb: 's'}
+var defaultConversion = printf.Default
 
 // compileFormat cuts a format string into segments. Nothing in it is an
 // error: what is not understood is kept as text.
@@ -69,7 +67,7 @@ func compileFormat(f string) []segment {
 			conv := defaultConversion
 			if j < len(f) && f[j] == '!' {
 				if k := strings.IndexByte(f[j+1:], '!'); k >= 0 {
-					if cv, ok := parseConversion(f[j+1 : j+1+k]); ok {
+					if cv, ok := printf.Parse(f[j+1 : j+1+k]); ok {
 						conv = cv
 						j += k + 2
 					}
@@ -113,61 +111,4 @@ func compileFormat(f string) []segment {
 	}
 	flush()
 	return segs
-}
-
-// parseConversion reads a printf conversion without its %: flags, width,
-// precision, size prefix (h, hh, l, ll, L, w, z, j, t, I, I32, I64) and a
-// conversion letter, with nothing after it.
-func parseConversion(s string) (conversion, bool) {
-	cv := conversion{prec: -1}
-	i := 0
-flags:
-	for ; i < len(s); i++ {
-		switch s[i] {
-		case '-':
-			cv.minus = true
-		case '+':
-			cv.plus = true
-		case ' ':
-			cv.space = true
-		case '#':
-			cv.hash = true
-		case '0':
-			cv.zero = true
-		default:
-			break flags
-		}
-	}
-	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		if cv.width < 1000 {
-			cv.width = cv.width*10 + int(s[i]-'0')
-		}
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		cv.prec = 0
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			if cv.prec < 1000 {
-				cv.prec = cv.prec*10 + int(s[i]-'0')
-			}
-		}
-	}
-	switch {
-	case strings.HasPrefix(s[i:], "I64"), strings.HasPrefix(s[i:], "I32"):
-		i += 3
-	case strings.HasPrefix(s[i:], "hh"), strings.HasPrefix(s[i:], "ll"):
-		i += 2
-	case i < len(s) && strings.IndexByte("hlLwzjtI", s[i]) >= 0:
-		cv.wide = s[i] == 'l' || s[i] == 'w'
-		i++
-	}
-	if i != len(s)-1 {
-		return cv, false
-	}
-	cv.verb = s[i]
-	switch cv.verb {
-	case 'd', 'i', 'u', 'x', 'X', 'o', 'c', 'C', 's', 'S', 'p', 'e', 'E', 'f', 'F', 'g', 'G', 'a', 'A', 'Z':
-		return cv, true
-	}
-	return cv, false
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/internal/printf"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 )
@@ -195,9 +196,9 @@ func (m *Message) appendPrefixSeg(dst []byte, s *segment, p *Prefix) []byte {
 		mark := len(dst)
 		switch s.n {
 		case 1:
-			return pad(appendString(dst, m.Module, s.conv), mark, s.conv, false)
+			return printf.Pad(appendString(dst, m.Module, s.conv), mark, s.conv, false)
 		case 2:
-			return pad(appendString(dst, m.Name, s.conv), mark, s.conv, false)
+			return printf.Pad(appendString(dst, m.Name, s.conv), mark, s.conv, false)
 		case 3:
 			x = p.ThreadID
 		case 4:
@@ -209,10 +210,10 @@ func (m *Message) appendPrefixSeg(dst []byte, s *segment, p *Prefix) []byte {
 			default:
 				dst = p.Time.UTC().AppendFormat(dst, timeLayout)
 			}
-			if s.conv.prec >= 0 {
-				dst = cutRunes(dst, mark, s.conv.prec)
+			if s.conv.Prec >= 0 {
+				dst = printf.CutRunes(dst, mark, s.conv.Prec)
 			}
-			return pad(dst, mark, s.conv, false)
+			return printf.Pad(dst, mark, s.conv, false)
 		case 5:
 			x = p.KernelTime
 		case 6:
@@ -226,7 +227,7 @@ func (m *Message) appendPrefixSeg(dst []byte, s *segment, p *Prefix) []byte {
 		default:
 			return append(dst, s.text...)
 		}
-		return pad(appendInteger(dst, s.conv, uint64(x), 4, false, p.PointerSize), mark, s.conv, true)
+		return printf.Pad(appendInteger(dst, s.conv, uint64(x), 4, false, p.PointerSize), mark, s.conv, true)
 	}
 	return dst
 }
@@ -286,20 +287,20 @@ func appendArg(dst []byte, a *Arg, v *payload.Value, cv conversion, pointerSize 
 	case v.Kind() == payload.KindString && (a.Type == ItemChar || a.Type == ItemShort):
 		// A character shown by %c.
 		dst = appendStringValue(dst, a, v, cv)
-	case cv.verb == 's' || cv.verb == 'S' || cv.verb == 'Z':
+	case cv.Verb == 's' || cv.Verb == 'S' || cv.Verb == 'Z':
 		dst = appendTyped(dst, a, v, cv, pointerSize)
 	case v.Kind() == payload.KindFloat:
-		dst = appendFloat(dst, cv, v.Float())
+		dst = printf.AppendFloat(dst, cv, v.Float())
 		numeric = true
 	case v.Kind() == payload.KindInt || v.Kind() == payload.KindUint || v.Kind() == payload.KindTime:
 		dst = appendInteger(dst, cv, rawBits(v), len(v.Raw()), signedType(a.Type), pointerSize)
-		numeric = cv.verb != 'c' && cv.verb != 'C'
+		numeric = cv.Verb != 'c' && cv.Verb != 'C'
 	default:
 		// A conversion that does not fit the value (%d of a string): the
 		// value as its type shows it.
 		dst = appendTyped(dst, a, v, cv, pointerSize)
 	}
-	return pad(dst, mark, cv, numeric)
+	return printf.Pad(dst, mark, cv, numeric)
 }
 
 // rawBits is a number's bits as stored, zero-extended.
@@ -387,7 +388,7 @@ func appendTyped(dst []byte, a *Arg, v *payload.Value, cv conversion, pointerSiz
 	case ItemDouble:
 		return strconv.AppendFloat(dst, v.Float(), 'g', -1, 64)
 	case ItemPtr:
-		return appendInteger(dst, conversion{prec: -1, verb: 'p'}, x, len(v.Raw()), false, pointerSize)
+		return appendInteger(dst, conversion{Prec: -1, Verb: 'p'}, x, len(v.Raw()), false, pointerSize)
 	case ItemLongLongX:
 		return strconv.AppendUint(dst, x, 16)
 	case ItemLongLongXX:
@@ -398,7 +399,7 @@ func appendTyped(dst []byte, a *Arg, v *payload.Value, cv conversion, pointerSiz
 	// Numbers: decimal, signed or not by the type.
 	size := len(v.Raw())
 	if signedType(a.Type) {
-		return strconv.AppendInt(dst, signExtend(x, size), 10)
+		return strconv.AppendInt(dst, printf.SignExtend(x, size), 10)
 	}
 	return strconv.AppendUint(dst, x, 10)
 }
@@ -483,8 +484,8 @@ func appendStringValue(dst []byte, a *Arg, v *payload.Value, cv conversion) []by
 			}
 		}
 	}
-	if cv.prec >= 0 {
-		dst = cutRunes(dst, mark, cv.prec)
+	if cv.Prec >= 0 {
+		dst = printf.CutRunes(dst, mark, cv.Prec)
 	}
 	return dst
 }
@@ -492,29 +493,10 @@ func appendStringValue(dst []byte, a *Arg, v *payload.Value, cv conversion) []by
 func appendString(dst []byte, s string, cv conversion) []byte {
 	mark := len(dst)
 	dst = append(dst, s...)
-	if cv.prec >= 0 {
-		dst = cutRunes(dst, mark, cv.prec)
+	if cv.Prec >= 0 {
+		dst = printf.CutRunes(dst, mark, cv.Prec)
 	}
 	return dst
-}
-
-// cutRunes keeps at most n characters of what was appended since mark.
-func cutRunes(dst []byte, mark, n int) []byte {
-	i := mark
-	for k := 0; k < n && i < len(dst); k++ {
-		_, w := utf8.DecodeRune(dst[i:])
-		i += w
-	}
-	return dst[:i]
-}
-
-// signExtend reads the low size bytes of x as a signed number.
-func signExtend(x uint64, size int) int64 {
-	if size <= 0 || size >= 8 {
-		return int64(x)
-	}
-	shift := uint(64 - 8*size)
-	return int64(x<<shift) >> shift
 }
 
 // appendInteger renders an integer of size bytes by a printf conversion:
@@ -526,10 +508,10 @@ func appendInteger(dst []byte, cv conversion, x uint64, size int, signed bool, p
 	if size > 0 && size < 8 {
 		x &= 1<<(8*uint(size)) - 1
 	}
-	switch cv.verb {
+	switch cv.Verb {
 	case 'c', 'C':
 		r := rune(x & 0xFF)
-		if size >= 2 && (cv.wide || cv.verb == 'C') {
+		if size >= 2 && (cv.Wide || cv.Verb == 'C') {
 			r = rune(x & 0xFFFF)
 			if r >= 0xD800 && r < 0xE000 {
 				r = utf8.RuneError
@@ -552,181 +534,10 @@ func appendInteger(dst []byte, cv conversion, x uint64, size int, signed bool, p
 		return append(dst, tmp[:digits]...)
 	case 'e', 'E', 'f', 'F', 'g', 'G', 'a', 'A':
 		if signed {
-			return appendFloat(dst, cv, float64(signExtend(x, size)))
+			return printf.AppendFloat(dst, cv, float64(printf.SignExtend(x, size)))
 		}
-		return appendFloat(dst, cv, float64(x))
+		return printf.AppendFloat(dst, cv, float64(x))
 	}
-	neg := false
-	mag := x
-	if cv.verb == 'd' || cv.verb == 'i' || (cv.verb == 's' && signed) {
-		if s := signExtend(x, size); s < 0 {
-			neg = true
-			mag = uint64(-s)
-		}
-	}
-	switch {
-	case neg:
-		dst = append(dst, '-')
-	case cv.plus && (cv.verb == 'd' || cv.verb == 'i'):
-		dst = append(dst, '+')
-	case cv.space && (cv.verb == 'd' || cv.verb == 'i'):
-		dst = append(dst, ' ')
-	}
-	base := 10
-	switch cv.verb {
-	case 'x', 'X':
-		base = 16
-		if cv.hash && mag != 0 {
-			dst = append(dst, '0', cv.verb)
-		}
-	case 'o':
-		base = 8
-	}
-	var tmp [64]byte
-	digits := strconv.AppendUint(tmp[:0], mag, base)
-	if cv.prec == 0 && mag == 0 {
-		digits = digits[:0]
-	}
-	if cv.verb == 'X' {
-		for i, c := range digits {
-			if c >= 'a' && c <= 'f' {
-				digits[i] = c - 'a' + 'A'
-			}
-		}
-	}
-	if cv.verb == 'o' && cv.hash && (len(digits) == 0 || digits[0] != '0') {
-		dst = append(dst, '0')
-	}
-	for k := len(digits); k < cv.prec; k++ {
-		dst = append(dst, '0')
-	}
-	return append(dst, digits...)
-}
-
-// appendFloat renders a double by %e %f %g %a as C does (precision 6 by
-// default; %g without trailing zeros); infinities and NaN as inf and nan.
-func appendFloat(dst []byte, cv conversion, f float64) []byte {
-	upper := cv.verb == 'E' || cv.verb == 'F' || cv.verb == 'G' || cv.verb == 'A'
-	switch {
-	case math.Signbit(f) && !math.IsNaN(f):
-		dst = append(dst, '-')
-		f = -f
-	case cv.plus:
-		dst = append(dst, '+')
-	case cv.space:
-		dst = append(dst, ' ')
-	}
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		s := "inf"
-		if math.IsNaN(f) {
-			s = "nan"
-		}
-		if upper {
-			s = string([]byte{s[0] - 32, s[1] - 32, s[2] - 32})
-		}
-		return append(dst, s...)
-	}
-	prec := cv.prec
-	if prec < 0 {
-		prec = 6
-	}
-	var fmtByte byte
-	switch cv.verb {
-	case 'e', 'E':
-		fmtByte = 'e'
-	case 'f', 'F':
-		fmtByte = 'f'
-	case 'a', 'A':
-		fmtByte, prec = 'x', cv.prec
-	default:
-		fmtByte = 'g'
-		if prec == 0 {
-			prec = 1
-		}
-	}
-	mark := len(dst)
-	dst = strconv.AppendFloat(dst, f, fmtByte, prec, 64)
-	if fmtByte == 'g' && !cv.hash {
-		dst = trimFloatZeros(dst, mark)
-	}
-	if upper {
-		for i := mark; i < len(dst); i++ {
-			if c := dst[i]; c >= 'a' && c <= 'z' {
-				dst[i] = c - 32
-			}
-		}
-	}
-	return dst
-}
-
-// trimFloatZeros drops the trailing zeros of a %g mantissa, and its point
-// when nothing follows it.
-func trimFloatZeros(dst []byte, mark int) []byte {
-	s := dst[mark:]
-	exp := len(s)
-	for i, c := range s {
-		if c == 'e' {
-			exp = i
-			break
-		}
-	}
-	mant := s[:exp]
-	dot := false
-	for _, c := range mant {
-		if c == '.' {
-			dot = true
-		}
-	}
-	if !dot {
-		return dst
-	}
-	end := len(mant)
-	for end > 0 && mant[end-1] == '0' {
-		end--
-	}
-	if end > 0 && mant[end-1] == '.' {
-		end--
-	}
-	tail := append([]byte(nil), s[exp:]...)
-	return append(dst[:mark+end], tail...)
-}
-
-// pad widens what was appended since mark to the conversion's width:
-// spaces before it, or after with "-", or zeros after the sign and any
-// 0x for a number with the "0" flag.
-func pad(dst []byte, mark int, cv conversion, numeric bool) []byte {
-	if cv.width == 0 {
-		return dst
-	}
-	n := utf8.RuneCount(dst[mark:])
-	if cv.width <= n {
-		return dst
-	}
-	k := cv.width - n
-	if cv.minus {
-		for ; k > 0; k-- {
-			dst = append(dst, ' ')
-		}
-		return dst
-	}
-	at := mark
-	fill := byte(' ')
-	if cv.zero && numeric && (cv.prec < 0 || cv.verb == 'e' || cv.verb == 'f' || cv.verb == 'g') {
-		fill = '0'
-		if at < len(dst) && (dst[at] == '-' || dst[at] == '+' || dst[at] == ' ') {
-			at++
-		}
-		if at+1 < len(dst) && dst[at] == '0' && (dst[at+1] == 'x' || dst[at+1] == 'X') {
-			at += 2
-		}
-	}
-	old := len(dst)
-	for i := 0; i < k; i++ {
-		dst = append(dst, 0)
-	}
-	copy(dst[at+k:], dst[at:old])
-	for i := at; i < at+k; i++ {
-		dst[i] = fill
-	}
-	return dst
+	signed = cv.Verb == 'd' || cv.Verb == 'i' || (cv.Verb == 's' && signed)
+	return printf.AppendInt(dst, cv, x, size, signed)
 }
