@@ -147,6 +147,54 @@ var pmTypeNames = [...]string{"Unknown", "Ethernet", "WiFi", "IP", "HTTP", "TCP"
 // path.
 var dirTagNames = [...]string{"Unspecified", "In", "Out", "Rx", "Tx", "Ingress", "Egress"}
 
+// dropReasonNames names the DropReasons PMAPI's PKTMON_DROP_REASON gives
+// (docs: packets.md, "DropReason"). 101–104 and 201–204 are left
+// unnamed: PMAPI and NPL (2018) give those numbers different meanings.
+var dropReasonNames = map[uint32]string{
+	0: "Unknown", 1: "InvalidData", 2: "InvalidPacket", 3: "Resources", 4: "NotReady",
+	5: "Disconnected", 6: "NotAccepted", 7: "Busy", 8: "Filtered", 9: "FilteredVLAN",
+	23: "MTUMismatch", 38: "LowPower",
+	902: "NotLocallyDestined", 909: "InspectionDrop",
+	1204: "EndpointNotFound", 1206: "SessionState", 1207: "ReceiveInspection",
+	1210: "Rst", 1217: "DuplicateSegment", 1220: "FinWait2",
+}
+
+// dropReasonAreas names the area of a DropReason by its range, as PMAPI
+// numbers them.
+var dropReasonAreas = [...]struct {
+	first, last uint32
+	area        string
+}{
+	{0, 38, "VMSwitch"},
+	{401, 404, "NetVsc"},
+	{601, 613, "TCPIP FL"},
+	{701, 719, "VFP"},
+	{801, 801, "HTTP"},
+	{901, 997, "TCPIP NL"},
+	{1200, 1232, "INET"},
+	{1301, 1327, "SlbMux"},
+	{1401, 1418, "IPsec"},
+	{1501, 1507, "NetCx"},
+	{0x80000000, 0xFFFFFFFF, "third-party"},
+}
+
+// appendDropReason appends what is known of a DropReason: " (INET
+// SessionState)", " (TCPIP NL)", or nothing.
+func appendDropReason(b []byte, reason uint32) []byte {
+	for _, a := range dropReasonAreas {
+		if a.first <= reason && reason <= a.last {
+			b = append(b, " ("...)
+			b = append(b, a.area...)
+			if name, ok := dropReasonNames[reason]; ok {
+				b = append(b, ' ')
+				b = append(b, name...)
+			}
+			return append(b, ')')
+		}
+	}
+	return b
+}
+
 // dropLocationAreas names the area of a DropLocation by its 0xE000N000
 // digit.
 var dropLocationAreas = [...]string{1: "NDIS", 2: "VMSwitch", 4: "TCPIP", 5: "HTTP", 6: "VFP", 7: "SlbMux", 8: "IPsec", 9: "NetCx"}

@@ -81,3 +81,30 @@ func TestPktMonLayoutAgreesWithTheTracesMetadata(t *testing.T) {
 		assert.True(t, checked[id], "no metadata for event %d in the samples", id)
 	}
 }
+
+// TestDropReasonNames: a reason gets its area by PMAPI's ranges and its
+// name where the documentation gives one; the numbers PMAPI and NPL read
+// differently, and those of no range, get nothing.
+func TestDropReasonNames(t *testing.T) {
+	for reason, want := range map[uint32]string{
+		0:          " (VMSwitch Unknown)",
+		9:          " (VMSwitch FilteredVLAN)",
+		10:         " (VMSwitch)",
+		38:         " (VMSwitch LowPower)",
+		39:         "",
+		101:        "",
+		202:        "",
+		402:        " (NetVsc)",
+		902:        " (TCPIP NL NotLocallyDestined)",
+		922:        " (TCPIP NL)",
+		1206:       " (INET SessionState)",
+		1232:       " (INET)",
+		1233:       "",
+		1507:       " (NetCx)",
+		0x7FFFFFFF: "",
+		0x80000000: " (third-party)",
+		0xFFFFFFFF: " (third-party)",
+	} {
+		assert.Equal(t, want, string(appendDropReason(nil, reason)), "DropReason %d", reason)
+	}
+}

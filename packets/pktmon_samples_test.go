@@ -74,8 +74,9 @@ func TestPktMonSamples(t *testing.T) {
 				assert.Equal(t, want.ID == 170, p.Dropped)
 				if want.ID == 170 {
 					drops++
-					assert.Contains(t, string(p.Comment), "dropped: DropReason="+strconv.FormatUint(want.DropReason, 10)+
-						" DropLocation=0x"+strconv.FormatUint(want.Location, 16))
+					// The reason's area and name, where known, follow it.
+					assert.Regexp(t, "dropped: DropReason="+strconv.FormatUint(want.DropReason, 10)+
+						` (\([^)]+\) )?DropLocation=0x`+strconv.FormatUint(want.Location, 16)+`\b`, string(p.Comment))
 				}
 				if want.HasThreadProcess {
 					assert.Contains(t, string(p.Comment), "PID="+itoa(want.ProcessID)+" TID="+itoa(want.ThreadID))
