@@ -14,6 +14,7 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/etl"
+	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/order"
 )
@@ -126,5 +127,40 @@ func TestDamagedHeaderCostsItsBuffer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOnlyBufferDamaged: a trace whose one buffer, the logfile header's,
+// claims a size far past the end of the file leaves no buffer to merge
+// (the logfile header is still read for NewReader). Every mode reports the
+// loss, with read-ahead on too, rather than failing in the sizing of a
+// read-ahead of no streams (a fuzzer's find).
+func TestOnlyBufferDamaged(t *testing.T) {
+	s := etltest.DefaultSession()
+	s.BufferSize = 0x1000
+	data, _, err := etltest.Build(s, func(*etltest.Builder) error { return nil })
+	require.NoError(t, err)
+	binary.LittleEndian.PutUint32(data, 0x74010000)
+	for _, opts := range []order.Options{
+		{},
+		{ReadAhead: 4},
+		{ReadAhead: 4, Workers: 2},
+		{ReadAhead: 4, DecodeAhead: 64},
+		{ReadAhead: 4, MergeAhead: true},
+		{Mode: order.FileOrder},
+		{Mode: order.Sorted},
+	} {
+		r, err := etl.NewReader(bytes.NewReader(data), int64(len(data)))
+		require.NoError(t, err, "the logfile header is read from the cut buffer")
+		n, damaged := 0, 0
+		for _, err := range r.EventsWith(opts) {
+			if err != nil {
+				damaged++
+				continue
+			}
+			n++
+		}
+		assert.Zero(t, n, "%+v", opts)
+		assert.Positive(t, damaged, "%+v: the cut is reported", opts)
 	}
 }

@@ -180,6 +180,10 @@ func (m *Merge) setup() {
 		depth = DefaultReadAhead
 	}
 	depth = max(depth, 0)
+	if len(m.streams) == 0 {
+		// Nothing to read ahead (an input with no buffer left to read).
+		depth = 0
+	}
 	// Half the budget for the buffers read ahead, half for the records
 	// decoded ahead of the merge.
 	for depth > 0 && len(m.streams)*(1+depth)*largest > ReadAheadBudget/2 {
