@@ -60,5 +60,16 @@ func FuzzEvents(f *testing.F) {
 		if st := r.Stats(); st.Records != delivered {
 			t.Fatalf("stats say %d records, %d delivered", st.Records, delivered)
 		}
+		// Read ahead, as two cores or a compressed input make it: the
+		// sizing of the read-ahead and its worker see the same input.
+		ahead := 0
+		for _, err := range r.EventsWith(order.Options{ReadAhead: 2, Workers: 1}) {
+			if err == nil {
+				ahead++
+			}
+		}
+		if ahead != delivered {
+			t.Fatalf("%d records with read-ahead, %d without", ahead, delivered)
+		}
 	})
 }
