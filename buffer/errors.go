@@ -35,6 +35,12 @@ type FormatError struct {
 	// to reach the next buffer: a damaged buffer header says nothing of
 	// where its buffer ends, and the walk looked for the next one.
 	Skipped int64
+	// Records is how many records the bytes skipped held, when
+	// RecordsKnown: they are one buffer whose records could be followed
+	// from its header to their end, though the header itself could not be
+	// trusted.
+	Records      int
+	RecordsKnown bool
 }
 
 func (e *FormatError) Error() string {
@@ -63,7 +69,15 @@ func (e *FormatError) SkippedRange() string {
 	if e.Skipped <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("bytes 0x%x to 0x%x (0x%x) skipped", e.Offset, e.Offset+e.Skipped, e.Skipped)
+	s := fmt.Sprintf("bytes 0x%x to 0x%x (0x%x) skipped", e.Offset, e.Offset+e.Skipped, e.Skipped)
+	switch {
+	case !e.RecordsKnown:
+	case e.Records == 1:
+		s += ", which held 1 record"
+	default:
+		s += fmt.Sprintf(", which held %d records", e.Records)
+	}
+	return s
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/etltest"
+	"github.com/etlkit/etlkit/header"
 )
 
 // resyncTrace is a trace of buffers of a few records each, uncompressed
@@ -119,6 +120,13 @@ func FuzzResync(f *testing.F) {
 		w := buffer.NewWalker(in, int64(len(data)))
 		w.SessionBufferSize = tr.session
 		w.MaxBufferSize = 64 << 10
+		// Records are counted in a buffer, to an end inside it.
+		w.CountRecords = func(data []byte, end int) (int, bool) {
+			if len(data) < buffer.HeaderSize || end != 0 && (end < buffer.HeaderSize || end > len(data)) {
+				t.Fatalf("records counted in %d bytes to %d", len(data), end)
+			}
+			return header.CountRecords(data, end)
+		}
 		found := map[int64]buffer.Header{}
 		var errs []*buffer.FormatError
 		var b buffer.Buffer
@@ -137,6 +145,9 @@ func FuzzResync(f *testing.F) {
 				}
 				if fe.Offset < 0 || fe.Skipped < 0 || fe.Offset+fe.Skipped > int64(len(data)) {
 					t.Fatalf("error %v outside the %d-byte input", err, len(data))
+				}
+				if fe.RecordsKnown && (fe.Records > 5 || fe.Skipped != int64(tr.session)) {
+					t.Fatalf("error %v: %d records known in 0x%x bytes, buffers of 0x%x holding up to 5", err, fe.Records, fe.Skipped, tr.session)
 				}
 				errs = append(errs, fe)
 				continue

@@ -21,7 +21,7 @@ func (w *Walker) Loader() *Loader {
 	// Copying the whole walker keeps every setting, present and future; the
 	// walk state and the storage must not be shared.
 	l := &Loader{w: *w}
-	l.w.raw, l.w.data, l.w.ahead, l.w.scan, l.w.trial = nil, nil, nil, nil, nil
+	l.w.raw, l.w.data, l.w.ahead, l.w.scan, l.w.trial, l.w.held = nil, nil, nil, nil, nil, nil
 	l.w.HeadersOnly, l.w.ZeroTail = false, false
 	l.w.peekAt, l.w.trusted = 0, true
 	return l

@@ -117,8 +117,14 @@ func (w *Walker) endsWell(h *Header, off int64, index int) bool {
 			case index == 0:
 				return end <= w.size
 			}
-		} else if index >= 0 {
+		} else if index == 0 {
 			return end <= w.size
+		} else if index > 0 {
+			// Among compressed buffers: taken when a buffer follows
+			// it, or its records lead from its header to their end (a
+			// damaged size that lands inside a later buffer leads to
+			// neither).
+			return end <= w.size && (!w.compressedSeen || w.followed(end) || w.recordsLead(h, off))
 		}
 	}
 	if end > w.size {
@@ -254,8 +260,50 @@ func (w *Walker) resync(b *Buffer, off int64, index int, why string, next int64)
 		next = w.size
 	}
 	w.off = next
+	fe := &FormatError{Offset: off, Buffer: index, Reason: "buffer header not plausible: " + why, Err: ErrMalformed, Skipped: next - off}
+	fe.Records, fe.RecordsKnown = w.countSkipped(&b.Header, off, next)
 	b.Header = Header{}
-	return &FormatError{Offset: off, Buffer: index, Reason: "buffer header not plausible: " + why, Err: ErrMalformed, Skipped: next - off}
+	return fe
+}
+
+// recordsLead reports whether the records of the uncompressed buffer at
+// off, whose header is h, lead from its header to their end, by
+// CountRecords; without CountRecords, whether it ends inside the input.
+func (w *Walker) recordsLead(h *Header, off int64) bool {
+	if w.CountRecords == nil {
+		return true
+	}
+	size := int64(h.BufferSize)
+	w.held = grow(w.held, int(size))
+	if _, err := w.r.ReadAt(w.held[:size], off); err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	end := 0
+	if h.Offset >= HeaderSize && h.Offset <= h.BufferSize {
+		end = int(h.Offset)
+	}
+	_, ok := w.CountRecords(w.held[:size], end)
+	return ok
+}
+
+// countSkipped counts the records of the bytes from off to next, passed
+// over after the untrusted header h, where they can be known: they are
+// one uncompressed buffer of the session's size, and CountRecords follows
+// its records from the header to their end.
+func (w *Walker) countSkipped(h *Header, off, next int64) (int, bool) {
+	size := int64(w.SessionBufferSize)
+	if w.CountRecords == nil || size < HeaderSize || next-off != size || h.BufferFlag&FlagCompressed != 0 {
+		return 0, false
+	}
+	w.held = grow(w.held, int(size))
+	if _, err := w.r.ReadAt(w.held[:size], off); err != nil && !errors.Is(err, io.EOF) {
+		return 0, false
+	}
+	end := 0
+	if h.Offset >= HeaderSize && int64(h.Offset) <= size {
+		end = int(h.Offset)
+	}
+	return w.CountRecords(w.held[:size], end)
 }
 
 func isZero(b []byte) bool {

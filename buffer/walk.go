@@ -81,7 +81,11 @@ type Walker struct {
 	raw    []byte // compressed bytes of the current buffer
 	data   []byte // storage behind Buffer.Data
 	hdr    [HeaderSize]byte
+	held   []byte   // the buffer of an untrusted header, whose records are counted
 	extent []Extent // when set, buffers come from these extents instead
+	// compressedSeen: a compressed buffer was taken; an uncompressed one
+	// among them must prove its size (see endsWell).
+	compressedSeen bool
 	// SessionBufferSize, set for an uncompressed file, is the size of its
 	// buffers (the logfile header's BufferSize): where the walk looks
 	// first for the buffer after one whose header is damaged, and a check
@@ -101,6 +105,13 @@ type Walker struct {
 	// from there (see resync.go): for a caller that reads the first
 	// buffer only, such as the check that an input is a trace.
 	NoResync bool
+	// CountRecords, when set, counts the records of a buffer whose header
+	// cannot be trusted, for the error that reports its loss (see
+	// FormatError.Records): data is the buffer, its header included, and
+	// end the end of its records by the header's Offset, or 0 when that
+	// is not plausible. ok is false when the records cannot be followed
+	// to their end. The buffer package reads no records itself.
+	CountRecords func(data []byte, end int) (n int, ok bool)
 	// HeadersOnly makes Next stop after the buffer header: b.Data stays
 	// empty and the checks that need the records (decompression) are
 	// left to reading the buffer itself, with a Loader. A scan that only
@@ -237,6 +248,9 @@ func (w *Walker) Next(b *Buffer) error {
 			}
 		}
 		w.off = off + int64(h.BufferSize)
+	}
+	if h.Compressed() {
+		w.compressedSeen = true
 	}
 	if h.BufferSize < HeaderSize {
 		return w.damaged(off, index, "BufferSize 0x%x is smaller than the buffer header", h.BufferSize)

@@ -15,6 +15,7 @@ import (
 	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/etltest"
+	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/samples"
 	"github.com/etlkit/etlkit/order"
 )
@@ -73,11 +74,26 @@ func TestDamagedHeaderCostsItsBuffer(t *testing.T) {
 			require.NoError(t, err)
 			offs := bufferOffsets(t, orig)
 			require.GreaterOrEqual(t, len(offs), 3)
+			hr, err := etl.NewReader(bytes.NewReader(orig), int64(len(orig)))
+			require.NoError(t, err)
+			// The records a skipped buffer held are known for a buffer of
+			// the session's size whose header keeps its Offset.
+			countable := int64(0)
+			if hr.Header().LogFileMode&header.ModeCompressed == 0 {
+				countable = int64(hr.Header().BufferSize)
+			}
 			wantFile, errs, _ := readPlaces(t, orig, order.Options{Mode: order.FileOrder})
 			require.Empty(t, errs)
 			wantTime, errs, _ := readPlaces(t, orig, order.Options{})
 			require.Empty(t, errs)
 			rng := rand.New(rand.NewPCG(uint64(len(orig)), 23))
+			known, reads := 0, 0
+			defer func() {
+				t.Logf("the records of the skipped bytes known in %d of %d reads", known, reads)
+				if countable > 0 {
+					assert.Positive(t, known, "an uncompressed trace has buffers whose records are counted")
+				}
+			}()
 			for _, k := range []int{1, len(offs) / 2, len(offs) - 1} {
 				off := offs[k]
 				size := binary.LittleEndian.Uint32(orig[off:])
@@ -110,6 +126,7 @@ func TestDamagedHeaderCostsItsBuffer(t *testing.T) {
 						want []sampleRecord
 					}{{order.Options{Mode: order.FileOrder}, wantFile}, {order.Options{}, wantTime}} {
 						got, errs, st := readPlaces(t, data, c.opts)
+						reads++
 						want := slices.DeleteFunc(slices.Clone(c.want), func(r sampleRecord) bool { return r.buffer == k })
 						require.Less(t, len(want), len(c.want), name)
 						require.Equal(t, want, got, "%s, %v: the records of the other buffers, in order", name, c.opts.Mode)
@@ -118,6 +135,14 @@ func TestDamagedHeaderCostsItsBuffer(t *testing.T) {
 						assert.Equal(t, k, errs[0].Buffer, name)
 						assert.ErrorIs(t, errs[0], etl.ErrMalformed, name)
 						assert.Equal(t, end-off, errs[0].Skipped, name)
+						if held := len(c.want) - len(want); errs[0].RecordsKnown {
+							known++
+							assert.Equal(t, held, errs[0].Records, "%s: the records the skipped bytes held", name)
+							assert.Contains(t, errs[0].Error(), fmt.Sprintf(", which held %d record", held), name)
+						} else {
+							assert.False(t, what != "header-garbage" && end-off == countable, "%s: the records of a buffer that keeps its Offset are counted", name)
+							assert.NotContains(t, errs[0].Error(), "which held", name)
+						}
 						assert.Contains(t, errs[0].Error(), fmt.Sprintf("offset 0x%x: ", off), name)
 						assert.Equal(t, 1, st.BuffersSkipped, name)
 						assert.Equal(t, end-off, st.BytesSkipped, name)

@@ -381,6 +381,7 @@ func (r *Reader) newWalker() *buffer.Walker {
 		w.SessionBufferSize = r.hdr.BufferSize
 	}
 	w.MaxBufferSize = max(r.hdr.BufferSize, 64<<10)
+	w.CountRecords = header.CountRecords
 	return w
 }
 

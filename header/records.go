@@ -367,3 +367,32 @@ func ParseMessage(b []byte) (Message, error) {
 	m.DataOffset = pos
 	return m, nil
 }
+
+// CountRecords follows the records of an uncompressed buffer (buf, its
+// header included) from the buffer header to end, its Offset, or when end
+// is 0 to the fill that ends them. ok is false unless every record's size
+// leads to the next and the last ends where the buffer says its records
+// end: it tells records from other bytes, for a buffer whose header cannot
+// be trusted.
+func CountRecords(buf []byte, end int) (n int, ok bool) {
+	limit := len(buf)
+	if end > 0 {
+		limit = min(end, len(buf))
+	}
+	at := buffer.HeaderSize
+	for at < limit {
+		p, stop, err := ParsePrefix(buf[at:])
+		switch {
+		case err != nil:
+			return 0, false
+		case stop:
+			// The fill before the Offset: the two disagree.
+			return n, end == 0
+		case p.Size > limit-at:
+			return 0, false
+		}
+		n++
+		at += Align(p.Size)
+	}
+	return n, true
+}

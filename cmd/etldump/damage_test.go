@@ -32,7 +32,7 @@ func countRun(t *testing.T, args ...string) (int, string, int) {
 // TestDamagedBufferHeaderExitsOne: a garbage BufferSize in the middle of a
 // real trace costs that buffer's records, in both orders; the run ends
 // with status 1 and a message that gives the damaged buffer's offset and
-// the bytes skipped.
+// the bytes skipped and the records they held.
 func TestDamagedBufferHeaderExitsOne(t *testing.T) {
 	path := samples.Path(t, "win10-explorer-startup.etl")
 	data, err := os.ReadFile(path)
@@ -50,8 +50,8 @@ func TestDamagedBufferHeaderExitsOne(t *testing.T) {
 		assert.Equal(t, exitDamaged, code, order)
 		assert.Less(t, n, whole, order)
 		assert.Greater(t, n, whole*8/10, order)
-		assert.Regexp(t, `^etldump: `+regexp.QuoteMeta(damaged)+fmt.Sprintf(`: offset 0x%x: damaged: 1 buffer skipped; %d records read; first: buffer %d: buffer header not plausible: BufferSize 0xdeadbeef .*; bytes 0x%x to 0x%x \(0x%x\) skipped\n$`,
-			off, n, k, off, off+bufferSize, bufferSize), errs, order)
+		assert.Regexp(t, `^etldump: `+regexp.QuoteMeta(damaged)+fmt.Sprintf(`: offset 0x%x: damaged: 1 buffer skipped; %d records read; first: buffer %d: buffer header not plausible: BufferSize 0xdeadbeef .*; bytes 0x%x to 0x%x \(0x%x\) skipped, which held %d records\n$`,
+			off, n, k, off, off+bufferSize, bufferSize, whole-n), errs, order)
 	}
 }
 
