@@ -170,3 +170,56 @@ func TestDescriptorAsOnDisk(t *testing.T) {
 	header.ReadEventDescriptor(&d, desc)
 	assert.Equal(t, wantDesc, d)
 }
+
+// wnodeBuffer is a buffer of records of the given sizes (WNODE records,
+// which are skipped by size), then the 0xFF fill to size bytes.
+func wnodeBuffer(size int, records ...int) (buf []byte, end int) {
+	buf = make([]byte, buffer.HeaderSize, size)
+	for _, n := range records {
+		rec := make([]byte, header.Align(n))
+		binary.LittleEndian.PutUint16(rec, uint16(n))
+		rec[2], rec[3] = byte(header.TypeWnode), header.MarkerTraceHeader|header.MarkerEventTrace
+		buf = append(buf, rec...)
+	}
+	end = len(buf)
+	for len(buf) < size {
+		buf = append(buf, 0xFF)
+	}
+	return buf, end
+}
+
+func TestCountRecords(t *testing.T) {
+	buf, end := wnodeBuffer(0x200, 8, 12, 16, 0x20)
+	for _, c := range []struct {
+		name string
+		end  int
+		n    int
+		ok   bool
+	}{
+		{"to the Offset", end, 4, true},
+		{"to the fill", 0, 4, true},
+		{"an Offset past the fill", end + 8, 4, false},
+		{"an Offset inside the last record", end - 8, 0, false},
+		{"an Offset between records", end - 0x20, 3, true},
+	} {
+		n, ok := header.CountRecords(buf, c.end)
+		assert.Equal(t, c.ok, ok, c.name)
+		if c.ok {
+			assert.Equal(t, c.n, n, c.name)
+		}
+	}
+	// Records that lead to the very end, with no fill.
+	full, _ := wnodeBuffer(buffer.HeaderSize+0x20, 0x10, 0x10)
+	n, ok := header.CountRecords(full, 0)
+	assert.True(t, ok)
+	assert.Equal(t, 2, n)
+	// Bytes that are not records.
+	garbage := append(make([]byte, buffer.HeaderSize), 1, 2, 3, 4, 5, 6, 7, 8)
+	_, ok = header.CountRecords(garbage, 0)
+	assert.False(t, ok)
+	_, ok = header.CountRecords(make([]byte, 0x100), 0)
+	assert.False(t, ok, "zeros are not records")
+	n, ok = header.CountRecords(make([]byte, buffer.HeaderSize), 0)
+	assert.True(t, ok, "a buffer of no records")
+	assert.Zero(t, n)
+}
