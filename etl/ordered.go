@@ -96,6 +96,10 @@ func (s *Stats) scanned(span int64, err error) {
 		var fe *FormatError
 		if errors.As(err, &fe) {
 			s.BytesSkipped += fe.Skipped
+			if fe.RecordsKnown {
+				s.BuffersCounted++
+				s.RecordsLost += fe.Records
+			}
 		}
 		s.addError(err)
 	}

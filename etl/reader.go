@@ -79,7 +79,12 @@ type Stats struct {
 	// BytesSkipped counts the bytes passed over from each damaged buffer
 	// header to the next buffer found (FormatError.Skipped).
 	BytesSkipped int64
-	HeaderTypes  [256]int // records by header type
+	// BuffersCounted counts the skipped buffers whose records could be
+	// counted all the same (FormatError.RecordsKnown), and RecordsLost
+	// the records they held.
+	BuffersCounted int
+	RecordsLost    int
+	HeaderTypes    [256]int // records by header type
 	// EventsLostBuffers and BufferLostBuffers count buffers flagged
 	// EVENTS_LOST and BUFFER_LOST; EventsLost and BuffersLost are the
 	// logfile header's counters.
@@ -113,7 +118,7 @@ func (s *Stats) Damaged() bool {
 // DamageSummary says in one line how much a damaged pass lost and where
 // the first damage is, for a log line or a person with a hex viewer:
 //
-//	offset 0x1048: damaged: 1 buffer skipped, 2 records skipped; 1830 records read; first: buffer 3: …
+//	offset 0x1048: damaged: 1 buffer skipped (it held 60 records), 2 records skipped; 1830 records read; first: buffer 3: …
 //
 // A count of one takes the singular.
 //
@@ -129,6 +134,15 @@ func (s *Stats) DamageSummary() string {
 		}
 	}
 	plural(s.BuffersSkipped, "buffer skipped", "buffers skipped")
+	switch lost := digits.Counted(s.RecordsLost, "record", "records"); {
+	case s.BuffersCounted == 0:
+	case s.BuffersCounted == 1 && s.BuffersSkipped == 1:
+		parts[len(parts)-1] += " (it held " + lost + ")"
+	case s.BuffersCounted == s.BuffersSkipped:
+		parts[len(parts)-1] += " (they held " + lost + ")"
+	default:
+		parts[len(parts)-1] += fmt.Sprintf(" (%d of them held %s)", s.BuffersCounted, lost)
+	}
 	plural(s.RecordsSkipped, "record skipped", "records skipped")
 	plural(s.BuffersCut, "buffer cut short", "buffers cut short")
 	switch {
@@ -179,6 +193,8 @@ func (s *Stats) add(o *Stats) {
 	s.BuffersCut += o.BuffersCut
 	s.Bytes += o.Bytes
 	s.BytesSkipped += o.BytesSkipped
+	s.BuffersCounted += o.BuffersCounted
+	s.RecordsLost += o.RecordsLost
 	for i := range s.HeaderTypes {
 		s.HeaderTypes[i] += o.HeaderTypes[i]
 	}

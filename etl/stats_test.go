@@ -54,7 +54,7 @@ func TestDamageSummary(t *testing.T) {
 	defer f.Close()
 	for range f.Events() {
 	}
-	assert.Equal(t, "offset 0x10d8: damaged: 2 buffers skipped, 2 buffers cut short, the file ends inside its last buffer; 29 records read; "+
+	assert.Equal(t, "offset 0x10d8: damaged: 2 buffers skipped (1 of them held 6 records), 2 buffers cut short, the file ends inside its last buffer; 29 records read; "+
 		"first: buffer 2: record: unknown record header type: marker 0x12345678 is not a trace header", f.Stats().DamageSummary())
 
 	clean, err := Open("../testdata/etl/kernel64.etl")
@@ -77,6 +77,15 @@ func TestDamageSummary(t *testing.T) {
 	s.addError(&FormatError{Offset: 0x2000, Buffer: 4, Reason: "buffer header not plausible", Err: ErrMalformed, Skipped: 0x800})
 	assert.Equal(t, "offset 0x2000: damaged: 1 buffer skipped; 7 records read; "+
 		"first: buffer 4: buffer header not plausible: malformed; bytes 0x2000 to 0x2800 (0x800) skipped", s.DamageSummary())
+	// The records it held, where they could be counted.
+	s.Errors[0].Records, s.Errors[0].RecordsKnown = 6, true
+	s.BuffersCounted, s.RecordsLost = 1, 6
+	assert.Equal(t, "offset 0x2000: damaged: 1 buffer skipped (it held 6 records); 7 records read; "+
+		"first: buffer 4: buffer header not plausible: malformed; bytes 0x2000 to 0x2800 (0x800) skipped, which held 6 records", s.DamageSummary())
+	s.BuffersSkipped, s.BuffersCounted, s.RecordsLost = 2, 2, 7
+	assert.Contains(t, s.DamageSummary(), "damaged: 2 buffers skipped (they held 7 records);")
+	s.BuffersSkipped = 3
+	assert.Contains(t, s.DamageSummary(), "damaged: 3 buffers skipped (2 of them held 7 records);")
 
 	// A wrapped input's content that breaks off, or stops at the limit, is
 	// told last, after the first damage before it.

@@ -50,8 +50,8 @@ func TestDamagedBufferHeaderExitsOne(t *testing.T) {
 		assert.Equal(t, exitDamaged, code, order)
 		assert.Less(t, n, whole, order)
 		assert.Greater(t, n, whole*8/10, order)
-		assert.Regexp(t, `^etldump: `+regexp.QuoteMeta(damaged)+fmt.Sprintf(`: offset 0x%x: damaged: 1 buffer skipped; %d records read; first: buffer %d: buffer header not plausible: BufferSize 0xdeadbeef .*; bytes 0x%x to 0x%x \(0x%x\) skipped, which held %d records\n$`,
-			off, n, k, off, off+bufferSize, bufferSize, whole-n), errs, order)
+		assert.Regexp(t, `^etldump: `+regexp.QuoteMeta(damaged)+fmt.Sprintf(`: offset 0x%x: damaged: 1 buffer skipped \(it held %d records\); %d records read; first: buffer %d: buffer header not plausible: BufferSize 0xdeadbeef .*; bytes 0x%x to 0x%x \(0x%x\) skipped, which held %d records\n$`,
+			off, whole-n, n, k, off, off+bufferSize, bufferSize, whole-n), errs, order)
 	}
 }
 
