@@ -96,6 +96,10 @@ type statsReport struct {
 	EventsLost     uint64
 	BuffersLost    uint64
 	SkippedBuffers int
+	// SkippedBuffersCounted of the SkippedBuffers had records that could
+	// be counted all the same: RecordsLost (etl.Stats).
+	SkippedBuffersCounted int
+	RecordsLost           int
 	// Inversions are records earlier than the one before them on the same
 	// processor, as the merge found them; BackwardSteps are records
 	// delivered earlier than the one delivered before them; Late are those
@@ -148,6 +152,8 @@ func (s *Summary) AddInput(f *etl.File) {
 	rep.EventsLost += uint64(f.Header().EventsLost)
 	rep.BuffersLost += uint64(f.Header().BuffersLost)
 	rep.SkippedBuffers += st.BuffersSkipped
+	rep.SkippedBuffersCounted += st.BuffersCounted
+	rep.RecordsLost += st.RecordsLost
 	rep.ErrorCount += st.ErrorCount
 	for _, fe := range st.Errors {
 		rep.Errors = append(rep.Errors, errorReport{File: f.Name, Offset: fe.Offset, Buffer: fe.Buffer, Message: fe.Detail()})
@@ -238,7 +244,14 @@ func (rep *statsReport) appendText(dst []byte) []byte {
 	}
 	line("EventsLost:     %d", rep.EventsLost)
 	line("BuffersLost:    %d", rep.BuffersLost)
-	line("SkippedBuffers: %d", rep.SkippedBuffers)
+	switch {
+	case rep.SkippedBuffersCounted == 0:
+		line("SkippedBuffers: %d", rep.SkippedBuffers)
+	case rep.SkippedBuffersCounted == rep.SkippedBuffers:
+		line("SkippedBuffers: %d (holding %d records)", rep.SkippedBuffers, rep.RecordsLost)
+	default:
+		line("SkippedBuffers: %d (%d of them holding %d records)", rep.SkippedBuffers, rep.SkippedBuffersCounted, rep.RecordsLost)
+	}
 	line("Order:          %s", rep.Order)
 	line("Inversions:     %d", rep.Inversions)
 	line("BackwardSteps:  %d", rep.BackwardSteps)
