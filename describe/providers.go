@@ -2,13 +2,13 @@ package describe
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/google/uuid"
 
-	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/dotnet"
@@ -49,7 +49,7 @@ var builtInProviders = sync.OnceValue(func() *ProviderIndex {
 // the well-known names of package providers), and the sets and TMF
 // messages opts holds (what a trace said of itself, the user's manifests,
 // WPP). The names that TraceLogging and EventSource providers carry in
-// their records are only in the trace: AddTrace reads them.
+// their records are only in the trace: AddRecords reads them.
 func NewProviderIndex(opts Options) *ProviderIndex {
 	x := &ProviderIndex{base: builtInProviders()}
 	for _, s := range append([]*schema.Set{opts.Trace, opts.Manifests}, opts.BuiltIn...) {
@@ -98,13 +98,13 @@ func (x *ProviderIndex) Lookup(name string) []uuid.UUID {
 	return out
 }
 
-// AddTrace adds the names the records of r carry: the provider traits of
+// AddRecords adds the names the records carry: the provider traits of
 // TraceLogging and EventSource records, and the name of an EventSource
 // without a manifest in the trace whose GUID is the one its name gives
 // (eventsource.GUIDFromName), for each of names that is one. It reads
-// every record of r, so it is for the names no other source knows; r's
-// Stats are this pass's until r is read again.
-func (x *ProviderIndex) AddTrace(r *etl.Reader, names ...string) {
+// every record (an etl.Reader's Records), so it is for the names no other
+// source knows.
+func (x *ProviderIndex) AddRecords(records iter.Seq2[*record.Record, error], names ...string) {
 	derived := make(map[uuid.UUID]string, len(names))
 	for _, n := range names {
 		derived[eventsource.GUIDFromName(n)] = n
@@ -113,7 +113,7 @@ func (x *ProviderIndex) AddTrace(r *etl.Reader, names ...string) {
 	// record with a name is enough.
 	seen, named := map[uuid.UUID]bool{}, map[uuid.UUID]bool{}
 	var traits record.TraitsCache
-	for rec, err := range r.Records() {
+	for rec, err := range records {
 		if err != nil || named[rec.ProviderId] {
 			continue
 		}

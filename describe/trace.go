@@ -1,7 +1,10 @@
 package describe
 
 import (
-	"github.com/etlkit/etlkit/etl"
+	"iter"
+
+	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/schema"
 	"github.com/etlkit/etlkit/schema/dotnet"
 	"github.com/etlkit/etlkit/schema/manifest"
@@ -44,7 +47,7 @@ func LoadManifests(opts *manifest.Options, paths ...string) (*schema.Set, error)
 
 // ForTrace returns a Describer for the records of one or more traces read
 // together, and the Learner of its first pass. The first pass reads the
-// buffers of every reader once (the files of one capture describe each
+// buffers of every trace once (the files of one capture describe each
 // other's events) and learns what they say of themselves: the TDH
 // metadata and EventSource manifests a merged or managed trace carries,
 // the kernel's volume mappings and file names, the .NET runtime's type
@@ -56,16 +59,24 @@ func LoadManifests(opts *manifest.Options, paths ...string) (*schema.Set, error)
 // Metadata the first pass could not use does not stop it: the Learner's
 // Errors and Pending say what it was. The readers' Stats are those of the
 // first pass until they are read again.
-func ForTrace(opts *TraceOptions, readers ...*etl.Reader) (*Describer, *Learner) {
+func ForTrace(opts *TraceOptions, traces ...Trace) (*Describer, *Learner) {
 	l := NewTraceLearner(opts)
-	for _, r := range readers {
-		l.ScanReader(r)
+	for _, t := range traces {
+		l.ScanTrace(t)
 	}
 	return New(l.DescribeOptions()), l
 }
 
+// A Trace is what a first pass reads of a trace: its buffers in file order
+// and the clock of its timestamps. An *etl.Reader (and an *etl.File) is
+// one.
+type Trace interface {
+	Buffers() iter.Seq2[*buffer.Buffer, error]
+	Clock() *header.Clock
+}
+
 // NewTraceLearner returns the Learner ForTrace uses before it has read
-// anything, for a caller that scans its traces one by one (ScanReader):
+// anything, for a caller that scans its traces one by one (ScanTrace):
 // EventSource manifests in a trace are parsed with their maps named as
 // TraceEvent names them, and the events opts.Manifests and the .NET
 // runtime's tables describe at the version TDH metadata does are left to
@@ -83,10 +94,10 @@ func NewTraceLearner(opts *TraceOptions) *Learner {
 	return l
 }
 
-// ScanReader learns from every buffer of r (Scan over r.Buffers, with its
+// ScanTrace learns from every buffer of t (Scan over t.Buffers, with its
 // clock).
-func (l *Learner) ScanReader(r *etl.Reader) {
-	l.Scan(r.Buffers(), &r.Header().Clock)
+func (l *Learner) ScanTrace(t Trace) {
+	l.Scan(t.Buffers(), t.Clock())
 }
 
 // DescribeOptions are the Options of a Describer that describes with what

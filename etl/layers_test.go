@@ -110,3 +110,42 @@ func TestLayers(t *testing.T) {
 		t.Errorf("record reaches payload")
 	}
 }
+
+// layerRank places the module's top-level packages along the data flow,
+// bytes to outputs: a package may import only those of a lower rank (and
+// its own subpackages). internal/ serves every layer and is left out.
+var layerRank = map[string]int{
+	"guid": 0, "buffer": 1, "header": 2, "record": 3, "order": 4, "filter": 5,
+	"payload": 6, "schema": 7, "describe": 8, "etl": 9, "stacks": 10, "packets": 10,
+	"sink": 11, "etltest": 12, "cmd": 13,
+}
+
+// rankOf is the rank of a package of the module by its top-level
+// directory, and false for one outside the ranks.
+func rankOf(path string) (int, bool) {
+	rel := strings.TrimPrefix(path, module+"/")
+	top, _, _ := strings.Cut(rel, "/")
+	r, ok := layerRank[top]
+	return r, ok
+}
+
+// TestImportsFlowOneWay: no package imports one to its right.
+func TestImportsFlowOneWay(t *testing.T) {
+	imports, _ := modulePackages(t)
+	checked := 0
+	for p, deps := range imports {
+		rp, ok := rankOf(p)
+		if !ok {
+			continue
+		}
+		checked++
+		for _, q := range deps {
+			if rq, ok := rankOf(q); ok && rq > rp {
+				t.Errorf("%s imports %s, to its right in the data flow", p, q)
+			}
+		}
+	}
+	if checked < 30 {
+		t.Fatalf("%d packages checked: the walk found too little", checked)
+	}
+}

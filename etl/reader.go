@@ -380,6 +380,9 @@ func (r *Reader) newStats() {
 // Header returns the logfile header.
 func (r *Reader) Header() *Header { return &r.hdr }
 
+// Clock converts the raw timestamps of the file's records (Header().Clock).
+func (r *Reader) Clock() *header.Clock { return &r.hdr.Clock }
+
 // Size is the input's size in bytes.
 func (r *Reader) Size() int64 { return r.size }
 

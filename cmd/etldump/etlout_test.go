@@ -125,7 +125,7 @@ func keptBy(t *testing.T, filterArgs []string, inputs ...string) []bool {
 	// process events before them, and a first pass, say.
 	l := describe.NewTraceLearner(nil)
 	for _, r := range set.Readers {
-		l.ScanReader(r)
+		l.ScanTrace(r)
 	}
 	procs := kernel.Processes{Ahead: l.Ahead()}
 	var subject kernel.Subject

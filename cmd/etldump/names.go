@@ -77,7 +77,7 @@ func (d *dumper) learnTrace() *describe.Learner {
 		// The pass that reads the records decompresses the buffers again
 		// rather than taking them from this one: holding them costs more
 		// in first touches of fresh memory than decompressing twice.
-		l.ScanReader(in.f.Reader)
+		l.ScanTrace(in.f)
 		for i, err := range l.Errors()[before:] {
 			if before+i >= maxLearnWarnings {
 				break

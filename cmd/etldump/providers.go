@@ -57,7 +57,7 @@ func (p *providerNames) resolve(name string) ([]uuid.UUID, error) {
 			}
 		}
 		for _, in := range p.d.inputs {
-			p.index.AddTrace(in.f.Reader, names...)
+			p.index.AddRecords(in.f.Records(), names...)
 		}
 	}
 	return p.index.Resolve(name)
