@@ -105,6 +105,12 @@ type Walker struct {
 	// from there (see resync.go): for a caller that reads the first
 	// buffer only, such as the check that an input is a trace.
 	NoResync bool
+	// BuffersWritten, when set, is how many buffers the file holds by its
+	// logfile header (header buffer included). A zero-filled header met
+	// after that many buffers is the tail of a preallocated file, and the
+	// input after it is not scanned for buffers; met before, or when
+	// BuffersWritten is 0, it may be a zeroed block with buffers after it.
+	BuffersWritten int
 	// CountRecords, when set, counts the records of a buffer whose header
 	// cannot be trusted, for the error that reports its loss (see
 	// FormatError.Records): data is the buffer, its header included, and
@@ -230,7 +236,7 @@ func (w *Walker) Next(b *Buffer) error {
 		// A header of zero bytes marks the zero-filled tail of a
 		// preallocated file, unless buffers follow it: then it is damage
 		// (a zeroed block of the disk), which costs its buffer only.
-		if w.extent == nil && !w.NoResync && !w.trusted {
+		if w.extent == nil && !w.NoResync && !w.trusted && (w.BuffersWritten == 0 || w.index < w.BuffersWritten) {
 			if next := w.find(off); next >= 0 {
 				w.index++
 				return w.resync(b, off, index, "a buffer header of zero bytes, with buffers after it", next)

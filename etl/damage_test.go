@@ -189,3 +189,52 @@ func TestOnlyBufferDamaged(t *testing.T) {
 		assert.Positive(t, damaged, "%+v: the cut is reported", opts)
 	}
 }
+
+// readCounter counts the bytes read through it.
+type readCounter struct {
+	r *bytes.Reader
+	n int64
+}
+
+func (c *readCounter) ReadAt(p []byte, off int64) (int, error) {
+	c.n += int64(len(p))
+	return c.r.ReadAt(p, off)
+}
+
+// TestZeroTailNotScanned: the zero-filled tail of a preallocated file,
+// met once the logfile header's BuffersWritten buffers are read, ends the
+// walk without a scan of the tail for buffers after it, in every mode;
+// the same zeros met before that many buffers are scanned (damage).
+func TestZeroTailNotScanned(t *testing.T) {
+	trace, err := os.ReadFile("../testdata/etl/zero-tail.etl")
+	require.NoError(t, err)
+	const tail = 16 << 20
+	data := append(bytes.Clone(trace), make([]byte, tail)...)
+	for _, opts := range []order.Options{{ReadAhead: -1}, {ReadAhead: 2}, {Mode: order.FileOrder}} {
+		in := &readCounter{r: bytes.NewReader(data)}
+		r, err := etl.NewReader(in, int64(len(data)))
+		require.NoError(t, err)
+		n := 0
+		for _, err := range r.EventsWith(opts) {
+			require.NoError(t, err)
+			n++
+		}
+		assert.Equal(t, 19, n, "%v: the logfile header and 18 events", opts.Mode)
+		assert.True(t, r.Stats().ZeroTail)
+		assert.Less(t, in.n, int64(len(trace))*4, "%v: bytes read of a %d-byte trace and a %d-byte tail", opts.Mode, len(trace), tail)
+	}
+	// BuffersWritten above the buffers before the zeros: they may hide
+	// buffers, and the input after them is scanned.
+	more := bytes.Clone(data)
+	// BuffersWritten: at 0x24 of the logfile header, the payload of the
+	// first record, after its 0x20-byte SYSTEM64 header.
+	at := buffer.HeaderSize + 0x20 + 0x24
+	require.Equal(t, uint32(4), binary.LittleEndian.Uint32(more[at:]))
+	binary.LittleEndian.PutUint32(more[at:], 5)
+	in := &readCounter{r: bytes.NewReader(more)}
+	r, err := etl.NewReader(in, int64(len(more)))
+	require.NoError(t, err)
+	for range r.EventsWith(order.Options{Mode: order.FileOrder}) {
+	}
+	assert.Greater(t, in.n, int64(tail), "the zeros are scanned")
+}

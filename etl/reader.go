@@ -401,6 +401,7 @@ func (r *Reader) newWalker() *buffer.Walker {
 	}
 	w.MaxBufferSize = max(r.hdr.BufferSize, 64<<10)
 	w.CountRecords = header.CountRecords
+	w.BuffersWritten = int(r.hdr.BuffersWritten)
 	return w
 }
 
