@@ -128,6 +128,10 @@ func (d *dumper) profile() {
 		}
 		prof.Add(s)
 	}})
+	// The first pass gives the processes of threads whose samples come
+	// before any thread event names them (a trace without its start
+	// rundown), as the other outputs have them.
+	j.Processes().Ahead = d.learnTrace().Ahead()
 	prof = profilesink.New(j, profilesink.Options{Name: in.name, Clock: &in.f.Header().Clock,
 		Timeline: d.opts.format == "speedscope", ByProcess: d.opts.profile.by == "process"})
 	n := 0

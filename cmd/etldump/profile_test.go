@@ -19,6 +19,7 @@ import (
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/samples"
+	"github.com/etlkit/etlkit/internal/stacktest"
 	"github.com/etlkit/etlkit/schema/kernel"
 )
 
@@ -385,4 +386,27 @@ func TestProfileFlags(t *testing.T) {
 		assert.Equal(t, 2, code, tc.args)
 		assert.Contains(t, errs, tc.err, tc.args)
 	}
+}
+
+// TestProfileThreadsNamedLate: a trace without its start rundown names its
+// threads only in its end rundown, after their samples. The profile puts
+// each sample in its thread's process all the same, as jsonl does.
+func TestProfileThreadsNamedLate(t *testing.T) {
+	const pid, tid = 1234, 5678
+	tr := stacktest.New()
+	tr.Sample(0, 100, tid, 0x7FF6_0000_2000)
+	tr.Stack(0, 101, 100, pid, tid, 0x7FF6_0000_2000, 0x7FF6_0000_3000)
+	tr.Sample(0, 200, tid, 0x7FF6_0000_2010)
+	tr.Stack(0, 201, 200, pid, tid, 0x7FF6_0000_2010)
+	tr.ProcessRundown(0, 300, pid, "late.exe")
+	tr.ThreadRundown(0, 301, pid, tid)
+	path := filepath.Join(t.TempDir(), "late.etl")
+	require.NoError(t, os.WriteFile(path, tr.Bytes(t), 0o644))
+
+	out, errs, code := runCmd(t, path, "--format", "folded")
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "late.exe;?!0x7ff600002010 1\nlate.exe;?!0x7ff600003000;?!0x7ff600002000 1\n", out)
+	out, errs, code = runCmd(t, path, "--format", "jsonl")
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, 2, strings.Count(out, `"EventName":"PerfInfo/Sample","Version":2,"Opcode":46,"SubjectProcessId":1234,`), out)
 }
