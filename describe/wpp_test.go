@@ -2,6 +2,8 @@ package describe_test
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -13,6 +15,7 @@ import (
 	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/payload"
+	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema/wpp"
 )
 
@@ -81,4 +84,43 @@ func TestDescribeWPP(t *testing.T) {
 		`mod/x_c20 {"Message":"no function","Level":"TRACE_LEVEL_WARNING"}`,
 		"-", "-",
 	}, got)
+}
+
+// TestDescribeWPPAllocatesNothing: once warm, describing a WPP message
+// allocates nothing per record, whatever its number of arguments (with
+// three, the Describer's values filled up exactly at the last one).
+func TestDescribeWPPAllocatesNothing(t *testing.T) {
+	g := uuid.MustParse("cccccccc-0000-3000-0000-000000000002")
+	for n := 0; n <= 8; n++ {
+		var format, decl strings.Builder
+		for i := range n {
+			fmt.Fprintf(&format, " %%%d!d!", 10+i)
+			fmt.Fprintf(&decl, "a%d, ItemLong -- %d\n", i, 10+i)
+		}
+		tmf := fmt.Sprintf("%s mod // SRC=x.c\n#typev x_c10 10 \"%%0%s\" //   LEVEL=TRACE_LEVEL_WARNING FLAGS=F FUNC=Fn\n{\n%s}\n", g, format.String(), decl.String())
+		out, _, err := etltest.Build(etltest.DefaultSession(), func(b *etltest.Builder) error {
+			b.CPU(0).Add(&etltest.Message{MessageNumber: 10, OptionFlags: uint16(header.MessageGUID | header.MessageSystemInfo), Guid: g, Args: make([]byte, 4*n)})
+			return nil
+		})
+		require.NoError(t, err)
+		f, err := etl.OpenStream(bytes.NewReader(out), "x.etl", nil)
+		require.NoError(t, err)
+		set := wpp.NewSet()
+		set.AddFile(wpp.ParseTMF([]byte(tmf), "x.tmf"))
+		z := describe.New(describe.Options{WPP: set})
+		var r *record.Record
+		for rec, err := range f.Records() {
+			require.NoError(t, err)
+			if rec.HeaderType == header.TypeMessage {
+				r = rec.Clone()
+			}
+		}
+		f.Close()
+		require.NotNil(t, r)
+		var d describe.Description
+		z.Describe(r, &d, true)
+		require.NoError(t, d.Err)
+		require.Len(t, d.Fields, 3+n, "Message, Level, Flags and the arguments")
+		assert.Zero(t, testing.AllocsPerRun(100, func() { z.Describe(r, &d, true) }), "%d arguments", n)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/etlkit/etlkit/buffer"
@@ -65,6 +66,10 @@ var nullSID = []byte("NULL\x00")
 // payload.ErrTrailingData. Decode allocates nothing when dst has room for
 // len(m.Args)+3 more values.
 func (m *Message) Decode(dst []payload.Value, args []byte, pointerSize int) ([]payload.Value, error) {
+	// Room for every argument and a TrailingData value: each is decoded
+	// into dst's spare capacity, which would otherwise run out at the
+	// last one and cost an allocation per record.
+	dst = slices.Grow(dst, len(m.Args)+1)
 	pos := 0
 	for i := range m.Args {
 		a := &m.Args[i]
@@ -103,6 +108,7 @@ func (m *Message) Decode(dst []payload.Value, args []byte, pointerSize int) ([]p
 // text may refer to; it is read only when NeedsPrefix says so.
 func (m *Message) Values(dst []payload.Value, text *[]byte, args []byte, pointerSize int, p *Prefix) ([]payload.Value, error) {
 	at := len(dst)
+	dst = slices.Grow(dst, 1+len(m.lead)+len(m.Args)+1)
 	dst = append(dst, payload.NewString(MessageField, nil))
 	dst = append(dst, m.lead...)
 	dst, err := m.Decode(dst, args, pointerSize)
