@@ -81,9 +81,12 @@ type csession struct {
 	def       entry
 	byID      []keyedEntry
 	byName    []namedEntry
-	groups    []groupEntry
-	scoped    bool
-	scope     scope
+	// resolved holds the GUIDs Options.ResolveProvider gave for the
+	// names of byName, each with the entry of the first name to give it.
+	resolved map[uuid.UUID]*entry
+	groups   []groupEntry
+	scoped   bool
+	scope    scope
 }
 
 type keyedEntry struct {
@@ -93,7 +96,6 @@ type keyedEntry struct {
 
 type namedEntry struct {
 	name string
-	ids  []uuid.UUID // what Options.ResolveProvider gave for name
 	e    *entry
 }
 
@@ -310,7 +312,15 @@ func (f *Filter) addProvider(cs *csession, p *ProviderSpec, resolve func(string)
 				return fmt.Errorf("provider %s: %w", label, err)
 			}
 		}
-		cs.byName = append(cs.byName, namedEntry{name: p.Name, ids: slices.Clone(ids), e: e})
+		cs.byName = append(cs.byName, namedEntry{name: p.Name, e: e})
+		for _, id := range ids {
+			if cs.resolved == nil {
+				cs.resolved = map[uuid.UUID]*entry{}
+			}
+			if _, ok := cs.resolved[id]; !ok {
+				cs.resolved[id] = e
+			}
+		}
 	}
 	return nil
 }
@@ -478,14 +488,7 @@ func (s *csession) byIDLookup(id uuid.UUID) *entry {
 }
 
 // byResolvedLookup finds the entry by name whose resolved GUIDs hold id.
-func (s *csession) byResolvedLookup(id uuid.UUID) *entry {
-	for i := range s.byName {
-		if slices.Contains(s.byName[i].ids, id) {
-			return s.byName[i].e
-		}
-	}
-	return nil
-}
+func (s *csession) byResolvedLookup(id uuid.UUID) *entry { return s.resolved[id] }
 
 func (s *csession) byNameLookup(name string) *entry {
 	for i := range s.byName {
