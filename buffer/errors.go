@@ -3,6 +3,8 @@ package buffer
 import (
 	"errors"
 	"fmt"
+
+	"github.com/etlkit/etlkit/internal/digits"
 )
 
 // Sentinel errors, matched with errors.Is. A FormatError wraps one of them
@@ -70,12 +72,8 @@ func (e *FormatError) SkippedRange() string {
 		return ""
 	}
 	s := fmt.Sprintf("bytes 0x%x to 0x%x (0x%x) skipped", e.Offset, e.Offset+e.Skipped, e.Skipped)
-	switch {
-	case !e.RecordsKnown:
-	case e.Records == 1:
-		s += ", which held 1 record"
-	default:
-		s += fmt.Sprintf(", which held %d records", e.Records)
+	if e.RecordsKnown {
+		s += ", which held " + digits.Counted(e.Records, "record", "records")
 	}
 	return s
 }

@@ -268,21 +268,12 @@ func (w *Walker) resync(b *Buffer, off int64, index int, why string, next int64)
 
 // recordsLead reports whether the records of the uncompressed buffer at
 // off, whose header is h, lead from its header to their end, by
-// CountRecords; without CountRecords, whether it ends inside the input.
+// CountRecords; true when there is no CountRecords to ask.
 func (w *Walker) recordsLead(h *Header, off int64) bool {
 	if w.CountRecords == nil {
 		return true
 	}
-	size := int64(h.BufferSize)
-	w.held = grow(w.held, int(size))
-	if _, err := w.r.ReadAt(w.held[:size], off); err != nil && !errors.Is(err, io.EOF) {
-		return false
-	}
-	end := 0
-	if h.Offset >= HeaderSize && h.Offset <= h.BufferSize {
-		end = int(h.Offset)
-	}
-	_, ok := w.CountRecords(w.held[:size], end)
+	_, ok := w.countRecords(h, off, int64(h.BufferSize))
 	return ok
 }
 
@@ -292,9 +283,16 @@ func (w *Walker) recordsLead(h *Header, off int64) bool {
 // its records from the header to their end.
 func (w *Walker) countSkipped(h *Header, off, next int64) (int, bool) {
 	size := int64(w.SessionBufferSize)
-	if w.CountRecords == nil || size < HeaderSize || next-off != size || h.BufferFlag&FlagCompressed != 0 {
+	if w.CountRecords == nil || size < HeaderSize || next-off != size || h.Compressed() {
 		return 0, false
 	}
+	return w.countRecords(h, off, size)
+}
+
+// countRecords reads the size bytes at off, a buffer whose header is h,
+// and counts its records to the header's Offset where that lies inside
+// them, else to their fill.
+func (w *Walker) countRecords(h *Header, off, size int64) (int, bool) {
 	w.held = grow(w.held, int(size))
 	if _, err := w.r.ReadAt(w.held[:size], off); err != nil && !errors.Is(err, io.EOF) {
 		return 0, false

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/etlkit/etlkit/internal/digits"
 )
 
 // RTBackupMagic starts every real-time backup file.
@@ -134,11 +136,7 @@ func ParseRTBackupHeader(b []byte) (RTBackupHeader, error) {
 			"data size 0x%x does not equal end offset 0x%x minus first buffer offset 0x%x",
 			h.DataSize, h.EndOffset, h.FirstBufferOffset)
 	case h.DataSize == 0 && h.BufferCount != 0:
-		announced := fmt.Sprintf("%d buffers", h.BufferCount)
-		if h.BufferCount == 1 {
-			announced = "1 buffer"
-		}
-		return h, Errorf(0x20, -1, ErrMalformed, "%s announced but no buffer data", announced)
+		return h, Errorf(0x20, -1, ErrMalformed, "%s announced but no buffer data", digits.Counted(h.BufferCount, "buffer", "buffers"))
 	case h.DataSize != 0 && h.BufferCount == 0:
 		return h, Errorf(0x20, -1, ErrMalformed, "no buffers announced but 0x%x bytes of buffer data", h.DataSize)
 	case uint64(h.BufferCount) > h.DataSize/HeaderSize:

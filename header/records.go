@@ -372,8 +372,8 @@ func ParseMessage(b []byte) (Message, error) {
 // header included) from the buffer header to end, its Offset, or when end
 // is 0 to the fill that ends them. ok is false unless every record's size
 // leads to the next and the last ends where the buffer says its records
-// end: it tells records from other bytes, for a buffer whose header cannot
-// be trusted.
+// end, and the fill starts at an end given: it tells records from other
+// bytes, for a buffer whose header cannot be trusted.
 func CountRecords(buf []byte, end int) (n int, ok bool) {
 	limit := len(buf)
 	if end > 0 {
@@ -393,6 +393,13 @@ func CountRecords(buf []byte, end int) (n int, ok bool) {
 		}
 		n++
 		at += Align(p.Size)
+	}
+	// An Offset is taken only where the fill starts (or the buffer ends):
+	// a damaged Offset that lands on an earlier record would count less.
+	if end > 0 && at < len(buf) {
+		if p, stop, _ := ParsePrefix(buf[at:]); !stop || p.Size != 0 {
+			return 0, false
+		}
 	}
 	return n, true
 }
