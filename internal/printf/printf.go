@@ -291,7 +291,7 @@ func CutRunes(dst []byte, mark, n int) []byte {
 // Pad widens what was appended since mark to the conversion's width:
 // spaces before it, or after with "-", or zeros after the sign and any
 // 0x for a number (numeric) with the "0" flag and no precision (a float's
-// precision does not stop the zeros).
+// precision, %e %f %g %a in either case, does not stop the zeros).
 func Pad(dst []byte, mark int, cv Conv, numeric bool) []byte {
 	if cv.Width == 0 {
 		return dst
@@ -309,7 +309,7 @@ func Pad(dst []byte, mark int, cv Conv, numeric bool) []byte {
 	}
 	at := mark
 	fill := byte(' ')
-	if cv.Zero && numeric && (cv.Prec < 0 || cv.Verb == 'e' || cv.Verb == 'f' || cv.Verb == 'g') {
+	if cv.Zero && numeric && (cv.Prec < 0 || isFloatVerb(cv.Verb)) {
 		fill = '0'
 		if at < len(dst) && (dst[at] == '-' || dst[at] == '+' || dst[at] == ' ') {
 			at++
@@ -327,4 +327,14 @@ func Pad(dst []byte, mark int, cv Conv, numeric bool) []byte {
 		dst[i] = fill
 	}
 	return dst
+}
+
+// isFloatVerb tells the floating-point conversions, whose precision counts
+// decimals or significant digits rather than stopping the "0" flag.
+func isFloatVerb(verb byte) bool {
+	switch verb {
+	case 'e', 'E', 'f', 'F', 'g', 'G', 'a', 'A':
+		return true
+	}
+	return false
 }

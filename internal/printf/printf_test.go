@@ -107,6 +107,13 @@ func TestAppendFloat(t *testing.T) {
 		{"f", math.NaN(), "nan"},
 		{"+f", 1, "+1.000000"},
 		{"010.2f", -3.14159, "-000003.14"},
+		// A precision stops the zeros of no float conversion, in either case.
+		{"010.2E", -3.5, "-03.50E+00"},
+		{"010.2e", -3.5, "-03.50e+00"},
+		{"010.2F", -3.5, "-000003.50"},
+		{"010.2G", -3.5, "-0000003.5"},
+		{"010.2g", -3.5, "-0000003.5"},
+		{"010.1e", 3.5, "0003.5e+00"},
 	} {
 		cv, ok := Parse(c.spec)
 		assert.True(t, ok, c.spec)
