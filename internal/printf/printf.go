@@ -274,8 +274,10 @@ func trimFloatZeros(dst []byte, mark int) []byte {
 	if end > 0 && mant[end-1] == '.' {
 		end--
 	}
-	tail := append([]byte(nil), s[exp:]...)
-	return append(dst[:mark+end], tail...)
+	// Move the exponent down over the dropped zeros in place: a %g into a
+	// buffer with room allocates nothing.
+	n := copy(dst[mark+end:], s[exp:])
+	return dst[:mark+end+n]
 }
 
 // CutRunes keeps at most n characters of what was appended since mark.

@@ -132,3 +132,25 @@ func TestPadAndCut(t *testing.T) {
 	assert.Equal(t, "xé", string(CutRunes([]byte("xéèa"), 1, 1)))
 	assert.Equal(t, "xab", string(CutRunes([]byte("xab"), 1, 5)))
 }
+
+func TestAppendFloatGAllocatesNothing(t *testing.T) {
+	buf := make([]byte, 0, 64)
+	for _, c := range []struct {
+		spec string
+		f    float64
+		want string
+	}{
+		{"g", 1e6, "1e+06"}, // zeros trimmed before an exponent
+		{"g", 1.5, "1.5"},
+		{"G", 1.25e-10, "1.25E-10"},
+		{".3g", 999.9, "1e+03"},
+	} {
+		cv, ok := Parse(c.spec)
+		assert.True(t, ok, c.spec)
+		allocs := testing.AllocsPerRun(100, func() {
+			buf = AppendFloat(buf[:0], cv, c.f)
+		})
+		assert.Equal(t, c.want, string(buf), "%%%s of %v", c.spec, c.f)
+		assert.Zero(t, allocs, "%%%s of %v", c.spec, c.f)
+	}
+}
