@@ -155,7 +155,9 @@ func SignExtend(x uint64, size int) int64 {
 }
 
 // AppendFloat renders a double by %e %f %g %a as C does (precision 6 by
-// default; %g without trailing zeros); infinities and NaN as inf and nan.
+// default; %g without trailing zeros; %a with the shortest exact mantissa
+// by default and its exponent without leading zeros); infinities and NaN
+// as inf and nan.
 func AppendFloat(dst []byte, cv Conv, f float64) []byte {
 	upper := cv.Verb == 'E' || cv.Verb == 'F' || cv.Verb == 'G' || cv.Verb == 'A'
 	switch {
@@ -213,7 +215,27 @@ func AppendFloat(dst []byte, cv Conv, f float64) []byte {
 	}
 	mark := len(dst)
 	dst = strconv.AppendFloat(dst, f, fmtByte, prec, 64)
+	if fmtByte == 'x' {
+		dst = trimExponentZeros(dst, mark)
+	}
 	return upperFloat(dst, mark, upper)
+}
+
+// trimExponentZeros drops the leading zeros of the binary exponent of a
+// number strconv printed in 'x' form: it writes at least two exponent
+// digits (0x1.cp+01), C as many as the value needs (0x1.cp+1).
+func trimExponentZeros(dst []byte, mark int) []byte {
+	p := bytes.LastIndexByte(dst[mark:], 'p')
+	if p < 0 {
+		return dst
+	}
+	digits := mark + p + 2 // past the p and the exponent's sign
+	z := digits
+	for z < len(dst)-1 && dst[z] == '0' {
+		z++
+	}
+	n := copy(dst[digits:], dst[z:])
+	return dst[:digits+n]
 }
 
 // exponent reads the exponent of a number strconv printed in 'e' form
