@@ -30,10 +30,15 @@ func TestParse(t *testing.T) {
 			assert.Equal(t, c.want, got, c.in)
 		}
 	}
-	// A width beyond reason stops growing rather than overflowing.
+	// A width or precision beyond reason stops growing once it reaches
+	// maxDigits rather than overflowing: 9, 99, 999, then 9999 and no more.
 	cv, ok := Parse("99999999999999999999999d")
 	assert.True(t, ok)
-	assert.Less(t, cv.Width, 10*maxDigits)
+	assert.Equal(t, 9999, cv.Width)
+	cv, ok = Parse("1000000000000000000000.99999999999999999999999f")
+	assert.True(t, ok)
+	assert.Equal(t, 1000, cv.Width)
+	assert.Equal(t, 9999, cv.Prec)
 }
 
 // render parses spec and renders x as a number of size bytes, padded.
