@@ -149,6 +149,11 @@ func FuzzResync(f *testing.F) {
 				if fe.RecordsKnown && (fe.Records > 5 || fe.Skipped != int64(tr.session)) {
 					t.Fatalf("error %v: %d records known in 0x%x bytes, buffers of 0x%x holding up to 5", err, fe.Records, fe.Skipped, tr.session)
 				}
+				// Damage inside buffer k's header leaves its records: a
+				// count given is theirs (buffer i >= 1 holds 1+(i-1)%5).
+				if fe.RecordsKnown && k > 0 && fe.Offset == tr.offs[k] && fe.Records != 1+(k-1)%5 {
+					t.Fatalf("error %v: %d records counted in buffer %d, which holds %d", err, fe.Records, k, 1+(k-1)%5)
+				}
 				errs = append(errs, fe)
 				continue
 			}

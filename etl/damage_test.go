@@ -177,16 +177,24 @@ func TestOnlyBufferDamaged(t *testing.T) {
 	} {
 		r, err := etl.NewReader(bytes.NewReader(data), int64(len(data)))
 		require.NoError(t, err, "the logfile header is read from the cut buffer")
-		n, damaged := 0, 0
+		n := 0
+		var errs []*etl.FormatError
 		for _, err := range r.EventsWith(opts) {
 			if err != nil {
-				damaged++
+				var fe *etl.FormatError
+				require.ErrorAs(t, err, &fe)
+				errs = append(errs, fe)
 				continue
 			}
 			n++
 		}
 		assert.Zero(t, n, "%+v", opts)
-		assert.Positive(t, damaged, "%+v: the cut is reported", opts)
+		require.Len(t, errs, 1, "%+v: the loss is reported once", opts)
+		assert.Equal(t, int64(0), errs[0].Offset)
+		assert.Equal(t, 0, errs[0].Buffer)
+		assert.ErrorIs(t, errs[0], etl.ErrMalformed)
+		assert.Equal(t, int64(len(data)), errs[0].Skipped, "the whole file skipped")
+		assert.Equal(t, 1, r.Stats().BuffersSkipped)
 	}
 }
 

@@ -162,7 +162,9 @@ func FuzzJoinRecords(f *testing.F) {
 		if err != nil {
 			return
 		}
-		j := stacks.NewJoiner(stacks.Options{Select: func(*record.Record) bool { return true }})
+		emitted := 0
+		j := stacks.NewJoiner(stacks.Options{Select: func(*record.Record) bool { return true },
+			Emit: func(*stacks.Sample) { emitted++ }})
 		n := 0
 		for rec, err := range r.Events() {
 			if err != nil {
@@ -174,8 +176,20 @@ func FuzzJoinRecords(f *testing.F) {
 			j.Add(rec)
 		}
 		j.Close()
+		if n, th := j.InFlight(); n != 0 || th != 0 {
+			t.Fatalf("%d events of %d threads in flight after Close", n, th)
+		}
+		st := j.Stats()
+		if st.Events != emitted || st.Complete+st.KernelOnly+st.NoStack != st.Events {
+			t.Fatalf("%d emitted; stats %+v do not add up", emitted, st)
+		}
 		for id := range j.NumStacks() {
-			j.Frames(nil, stacks.StackID(id))
+			// Each address is one frame, named somehow.
+			addrs := j.Addresses(nil, stacks.StackID(id))
+			frames := j.Frames(nil, stacks.StackID(id))
+			if len(frames) != len(addrs) {
+				t.Fatalf("stack %d: %d frames for %d addresses", id, len(frames), len(addrs))
+			}
 		}
 	})
 }

@@ -3,7 +3,6 @@ package profilesink_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,7 +18,8 @@ import (
 
 // FuzzProfile joins the stacks of arbitrary trace bytes and writes every
 // profile form: no panic; the pprof profile parses and is valid, with one
-// count per sample; the speedscope file is JSON; the folded counts add up
+// count per sample; the speedscope file passes the format's schema and
+// weighs every sample; the folded counts add up
 // to the samples.
 func FuzzProfile(f *testing.F) {
 	f.Add(builtTrace(f))
@@ -69,8 +69,14 @@ func FuzzProfile(f *testing.F) {
 		if err := p.WriteSpeedscope(&ss); err != nil {
 			t.Fatal(err)
 		}
-		if !json.Valid(ss.Bytes()) {
-			t.Fatalf("speedscope output is not JSON")
+		var weight float64
+		for _, sp := range CheckSpeedscope(t, ss.Bytes()).Profiles {
+			for _, w := range sp.Weights {
+				weight += w
+			}
+		}
+		if int64(weight) != p.Samples() {
+			t.Fatalf("speedscope weighs %v samples of %d", weight, p.Samples())
 		}
 
 		var folded bytes.Buffer

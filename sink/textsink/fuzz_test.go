@@ -2,6 +2,7 @@ package textsink_test
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
 	"io"
@@ -17,8 +18,8 @@ import (
 // FuzzTrace names, decodes and writes the records of arbitrary trace bytes
 // in every format, with what the trace says of itself learned first (TDH
 // metadata, EventSource manifests, kernel names): no panic, every JSON
-// line is one valid JSON value, every text line holds one record, and the
-// XML is well-formed.
+// line is one valid JSON value, every text line holds one record, the CSV
+// has a row of 24 fields per record, and the XML is well-formed.
 func FuzzTrace(f *testing.F) {
 	for _, b := range seeds.SmallFiles() {
 		f.Add(b)
@@ -60,6 +61,21 @@ func FuzzTrace(f *testing.F) {
 				}
 			}
 			out = enc.End(out)
+			if format == textsink.CSV {
+				// The header row and every record: 24 fields each.
+				rows, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
+				if err != nil {
+					t.Fatalf("CSV: %v", err)
+				}
+				if len(rows) != min(n, 2000)+1 {
+					t.Fatalf("CSV: %d rows for %d records", len(rows), min(n, 2000))
+				}
+				for _, row := range rows {
+					if len(row) != 24 {
+						t.Fatalf("CSV: a row of %d fields: %q", len(row), row)
+					}
+				}
+			}
 			if format == textsink.XML {
 				dec := xml.NewDecoder(bytes.NewReader(out))
 				for {
