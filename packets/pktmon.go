@@ -92,11 +92,7 @@ func (c *Converter) pktmon(r *record.Record, input int) (*Packet, bool) {
 		b = c.number(b, "DropReason", uint64(ev.dropReason))
 		b = appendDropReason(b, ev.dropReason)
 		b = c.hex(b, "DropLocation", uint64(ev.dropLocation))
-		if area := ev.dropLocation >> 12; area&^0xF == 0xE0000 && int(area&0xF) < len(dropLocationAreas) && dropLocationAreas[area&0xF] != "" {
-			b = append(b, " ("...)
-			b = append(b, dropLocationAreas[area&0xF]...)
-			b = append(b, ')')
-		}
+		b = appendDropLocation(b, ev.dropLocation)
 	}
 	if int(ev.originalSize) < len(ev.data) {
 		b = c.note(b, "OriginalPayloadSize ")
