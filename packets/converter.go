@@ -2,7 +2,7 @@ package packets
 
 import (
 	"encoding/binary"
-	"math/bits"
+	"strconv"
 
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/internal/digits"
@@ -188,14 +188,8 @@ func (c *Converter) number(b []byte, name string, n uint64) []byte {
 // hex appends " name=0x…" with n in lower-case hex digits.
 func (c *Converter) hex(b []byte, name string, n uint64) []byte {
 	b = c.field(b, name)
-	b = append(b, "0x"...)
-	for shift := max(bits.Len64(n)+3, 4)/4*4 - 4; shift >= 0; shift -= 4 {
-		b = append(b, hexDigits[n>>shift&0xF])
-	}
-	return b
+	return strconv.AppendUint(append(b, "0x"...), n, 16)
 }
-
-const hexDigits = "0123456789abcdef"
 
 func (c *Converter) field(b []byte, name string) []byte {
 	if len(b) > 0 {

@@ -198,3 +198,15 @@ func appendDropReason(b []byte, reason uint32) []byte {
 // dropLocationAreas names the area of a DropLocation by its 0xE000N000
 // digit.
 var dropLocationAreas = [...]string{1: "NDIS", 2: "VMSwitch", 4: "TCPIP", 5: "HTTP", 6: "VFP", 7: "SlbMux", 8: "IPsec", 9: "NetCx"}
+
+// appendDropLocation appends the area of a DropLocation of the 0xE000N000
+// form when its digit N names one: " (TCPIP)", " (NDIS)", or nothing.
+func appendDropLocation(b []byte, location uint32) []byte {
+	area := location >> 12
+	if area&^0xF != 0xE0000 || int(area&0xF) >= len(dropLocationAreas) || dropLocationAreas[area&0xF] == "" {
+		return b
+	}
+	b = append(b, " ("...)
+	b = append(b, dropLocationAreas[area&0xF]...)
+	return append(b, ')')
+}

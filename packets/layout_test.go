@@ -108,3 +108,24 @@ func TestDropReasonNames(t *testing.T) {
 		assert.Equal(t, want, string(appendDropReason(nil, reason)), "DropReason %d", reason)
 	}
 }
+
+// TestDropLocationAreas: a DropLocation of the 0xE000N000 form gets the
+// area its digit N names; a digit naming none, one past the table, and
+// locations of another form get nothing.
+func TestDropLocationAreas(t *testing.T) {
+	for location, want := range map[uint32]string{
+		0xE0004138: " (TCPIP)",
+		0xE0001000: " (NDIS)",
+		0xE0002FFF: " (VMSwitch)",
+		0xE0009000: " (NetCx)",
+		0xE000A000: "",
+		0xE0003000: "",
+		0xE0000000: "",
+		0xD0004000: "",
+		0xE0014000: "",
+	} {
+		// Appended to what the comment holds already.
+		const before = "DropLocation=0x…"
+		assert.Equal(t, before+want, string(appendDropLocation([]byte(before), location)), "DropLocation 0x%x", location)
+	}
+}

@@ -1,8 +1,7 @@
 package packets
 
 import (
-	"strconv"
-
+	"github.com/etlkit/etlkit/internal/digits"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 )
@@ -342,12 +341,12 @@ func (c *Converter) metadataComment(b []byte, m *pendingMetadata) []byte {
 	if phy := le.Uint32(d[dot11PhyID:]); phy < uint32(len(dot11PhyNames)) {
 		b = append(b, dot11PhyNames[phy]...)
 	} else {
-		b = strconv.AppendUint(b, uint64(phy), 10)
+		b = digits.AppendDecimal(b, uint64(phy))
 	}
 	b = c.number(b, "CenterFrequencyMHz", uint64(le.Uint32(d[dot11CenterFrequency:])))
 	b = c.number(b, "MPDUsReceived", uint64(le.Uint16(d[dot11MPDUsReceived:])))
 	b = c.field(b, "RSSIdBm")
-	b = strconv.AppendInt(b, int64(int32(le.Uint32(d[dot11RSSI:]))), 10)
+	b = digits.AppendInt(b, int64(int32(le.Uint32(d[dot11RSSI:]))))
 	return c.number(b, "DataRateIndex", uint64(d[dot11DataRate]))
 }
 

@@ -2,8 +2,8 @@ package packets
 
 import (
 	"slices"
-	"strconv"
 
+	"github.com/etlkit/etlkit/internal/digits"
 	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 )
@@ -81,7 +81,7 @@ func (c *Converter) pktmon(r *record.Record, input int) (*Packet, bool) {
 	if int(ev.dirTag) < len(dirTagNames) {
 		b = append(b, dirTagNames[ev.dirTag]...)
 	} else {
-		b = strconv.AppendUint(b, uint64(ev.dirTag), 10)
+		b = digits.AppendDecimal(b, uint64(ev.dirTag))
 	}
 	if ev.filterID != 0 {
 		b = c.number(b, "FilterId", uint64(ev.filterID))
@@ -92,15 +92,11 @@ func (c *Converter) pktmon(r *record.Record, input int) (*Packet, bool) {
 		b = c.number(b, "DropReason", uint64(ev.dropReason))
 		b = appendDropReason(b, ev.dropReason)
 		b = c.hex(b, "DropLocation", uint64(ev.dropLocation))
-		if area := ev.dropLocation >> 12; area&^0xF == 0xE0000 && int(area&0xF) < len(dropLocationAreas) && dropLocationAreas[area&0xF] != "" {
-			b = append(b, " ("...)
-			b = append(b, dropLocationAreas[area&0xF]...)
-			b = append(b, ')')
-		}
+		b = appendDropLocation(b, ev.dropLocation)
 	}
 	if int(ev.originalSize) < len(ev.data) {
 		b = c.note(b, "OriginalPayloadSize ")
-		b = strconv.AppendUint(b, uint64(ev.originalSize), 10)
+		b = digits.AppendDecimal(b, uint64(ev.originalSize))
 		b = append(b, " is less than the bytes logged"...)
 	}
 	if corrected {
@@ -207,7 +203,7 @@ func (c *Converter) packetTypeName(b []byte, t uint16) []byte {
 	if int(t) < len(pmTypeNames) {
 		return append(b, pmTypeNames[t]...)
 	}
-	return strconv.AppendUint(b, uint64(t), 10)
+	return digits.AppendDecimal(b, uint64(t))
 }
 
 // componentKey names a PktMon component of one input.

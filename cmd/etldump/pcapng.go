@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/etlkit/etlkit/internal/digits"
 	"github.com/etlkit/etlkit/internal/outfile"
 	"github.com/etlkit/etlkit/packets"
 	"github.com/etlkit/etlkit/sink/pcapngsink"
@@ -137,11 +138,8 @@ func (d *dumper) reportPackets(name string, st *pcapngsink.CaptureStats) {
 	}
 	var notes []string
 	add := func(n int64, one, many string) {
-		switch {
-		case n == 1:
-			notes = append(notes, "1 "+one)
-		case n > 1:
-			notes = append(notes, fmt.Sprintf("%d %s", n, many))
+		if n > 0 {
+			notes = append(notes, digits.Counted(n, one, many))
 		}
 	}
 	add(st.Malformed, "packet record shorter than the packet it announces", "packet records shorter than the packets they announce")
@@ -152,7 +150,12 @@ func (d *dumper) reportPackets(name string, st *pcapngsink.CaptureStats) {
 		fmt.Fprintf(d.stderr, "etldump: %s: left out: %s\n", name, strings.Join(notes, ", "))
 	}
 	if st.BeforeEpoch > 0 {
-		fmt.Fprintf(d.stderr, "etldump: %s: %d packets dated before 1970, which pcapng cannot hold, are written at 1970-01-01\n", name, st.BeforeEpoch)
+		verb := "are"
+		if st.BeforeEpoch == 1 {
+			verb = "is"
+		}
+		fmt.Fprintf(d.stderr, "etldump: %s: %s dated before 1970, which pcapng cannot hold, %s written at 1970-01-01\n",
+			name, digits.Counted(st.BeforeEpoch, "packet", "packets"), verb)
 	}
 	if st.Malformed > 0 {
 		d.fail(exitDamaged)

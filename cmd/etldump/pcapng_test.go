@@ -168,6 +168,35 @@ func TestPcapngDamagedRecord(t *testing.T) {
 	assert.Len(t, frames(t, out, "frame.number"), 2)
 }
 
+// Packets dated before 1970 are written at 1970-01-01, and the run says
+// how many, in the singular for one.
+func TestPcapngBeforeEpoch(t *testing.T) {
+	dir := t.TempDir()
+	for n, want := range map[int]string{
+		1: "1 packet dated before 1970, which pcapng cannot hold, is written at 1970-01-01",
+		2: "2 packets dated before 1970, which pcapng cannot hold, are written at 1970-01-01",
+	} {
+		s := packettest.NDISSession()
+		// The session starts in 1917: its clock stays FILETIME-based.
+		s.StartTime, s.BootTime, s.EndTime = 100_000_000_000_000_000, 99_999_990_000_000_000, 100_000_000_600_000_000
+		var b bytes.Buffer
+		bd, err := etltest.NewBuilder(&b, s)
+		require.NoError(t, err)
+		for i := range n {
+			ts := 2_000_000_000 + int64(i)*10
+			bd.CPU(0).Add((&packettest.PktMonFrame{TimeStamp: ts, DirTag: 4, PacketType: 1, ComponentID: 5,
+				Data: packettest.Ethernet(packettest.IPv4UDP(100, uint16(i)))}).Event())
+		}
+		require.NoError(t, bd.Close())
+		trace := filepath.Join(dir, strconv.Itoa(n)+".etl")
+		require.NoError(t, os.WriteFile(trace, b.Bytes(), 0o644))
+		out := filepath.Join(dir, strconv.Itoa(n)+".pcapng")
+		_, errs, code := runCmd(t, "--format", "pcapng", "-o", out, trace)
+		assert.Equal(t, 0, code)
+		assert.Equal(t, "etldump: "+out+": "+want+"\n", errs)
+	}
+}
+
 func TestPcapngRefusals(t *testing.T) {
 	path := samples.Path(t, "pktmon-ethernet.etl")
 	for _, c := range []struct {

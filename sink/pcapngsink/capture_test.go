@@ -99,9 +99,12 @@ func TestPktMonSamplesInTshark(t *testing.T) {
 		name       string
 		interfaces int
 		encaps     []string
+		// The packets kept by first appearance, and the reports left out
+		// as repeats of them.
+		first, repeated int64
 	}{
-		{"pktmon-ethernet.etl", 1, []string{"Ethernet (1 - ether)"}},
-		{"pktmon-wifi-ethernet-ip.etl", 20, []string{"Ethernet (1 - ether)", "IEEE 802.11 Wireless LAN (20 - ieee-802-11)", "Raw IP (7 - rawip)"}},
+		{"pktmon-ethernet.etl", 1, []string{"Ethernet (1 - ether)"}, 51, 0},
+		{"pktmon-wifi-ethernet-ip.etl", 20, []string{"Ethernet (1 - ether)", "IEEE 802.11 Wireless LAN (20 - ieee-802-11)", "Raw IP (7 - rawip)"}, 5997, 24135},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := samples.Path(t, c.name)
@@ -149,11 +152,26 @@ func TestPktMonSamplesInTshark(t *testing.T) {
 			assert.NotContains(t, info, "Name = component:", "every interface named by the trace")
 
 			first, st := capture(t, packets.Options{FirstAppearance: true}, path)
-			rows = tshark.Fields(t, first, nil, "frame.number", "_ws.malformed")
+			assert.Equal(t, c.first, st.Packets)
+			assert.Equal(t, c.repeated, st.Repeated)
+			assert.EqualValues(t, len(events), st.Packets+st.Repeated, "every report a packet or a repeat")
+			rows = tshark.Fields(t, first, nil, "frame.number", "_ws.malformed", "frame.comment")
 			assert.EqualValues(t, st.Packets, len(rows))
+			drops := 0
 			for _, row := range rows {
 				assert.Empty(t, row[1], "frame %s malformed", row[0])
+				if strings.Contains(row[2], "; dropped: ") {
+					drops++
+				}
 			}
+			// Drop reports are all kept.
+			wantDrops := 0
+			for _, ev := range events {
+				if ev.ID == 170 {
+					wantDrops++
+				}
+			}
+			assert.Equal(t, wantDrops, drops)
 		})
 	}
 }

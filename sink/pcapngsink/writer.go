@@ -23,7 +23,6 @@ package pcapngsink
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -245,7 +244,9 @@ func (w *Writer) AddInterface(ifc Interface) (uint32, error) {
 	w.interfaces = append(w.interfaces, ifc)
 	if !w.deferred {
 		w.start()
-		w.writeInterface(w.w, &w.interfaces[id])
+		b := appendInterface(w.scratch[:0], &w.interfaces[id])
+		w.write(b)
+		w.scratch = b[:0]
 	}
 	return id, w.err
 }
@@ -370,24 +371,15 @@ func (w *Writer) Close() error {
 	if err := w.w.Flush(); err != nil {
 		return err
 	}
-	packetBytes := w.written
-	var head bytes.Buffer
-	hw := bufio.NewWriter(&head)
-	w.w = hw
-	w.start()
+	w.started = true
+	head := w.appendSectionHeader(nil)
 	for i := range w.interfaces {
-		w.writeInterface(hw, &w.interfaces[i])
-	}
-	if w.err == nil {
-		w.err = hw.Flush()
-	}
-	if w.err != nil {
-		return w.err
+		head = appendInterface(head, &w.interfaces[i])
 	}
 	if w.file != nil {
-		return w.placeHead(head.Bytes(), packetBytes)
+		return w.placeHead(head, w.written)
 	}
-	if _, err := w.out.Write(head.Bytes()); err != nil {
+	if _, err := w.out.Write(head); err != nil {
 		return err
 	}
 	if _, err := w.opts.Spool.Seek(0, io.SeekStart); err != nil {
@@ -404,12 +396,10 @@ func (w *Writer) Close() error {
 func (w *Writer) placeHead(head []byte, n int64) error {
 	room, want := int64(w.opts.HeaderRoom), int64(len(head))
 	switch gap := room - want; {
-	case gap < 0:
-		want = int64(len(head))
-	case gap > 0 && gap < 12:
-		want += 12
-	default:
+	case gap >= 12:
 		want = room
+	case gap > 0:
+		want += 12
 	}
 	if want != room {
 		if err := moveUp(w.file, room, room+n, want-room); err != nil {
@@ -454,6 +444,13 @@ func (w *Writer) start() {
 		return
 	}
 	w.started = true
+	b := w.appendSectionHeader(w.scratch[:0])
+	w.write(b)
+	w.scratch = b[:0]
+}
+
+// appendSectionHeader appends the Section Header Block to b.
+func (w *Writer) appendSectionHeader(b []byte) []byte {
 	var opts []option
 	for _, c := range w.opts.Comments {
 		opts = append(opts, option{optComment, []byte(c)})
@@ -466,18 +463,18 @@ func (w *Writer) start() {
 			opts = append(opts, option{o.code, []byte(o.s)})
 		}
 	}
-	b := w.scratch[:0]
+	start := len(b)
 	b = le.AppendUint32(b, blockSectionHeader)
-	b = le.AppendUint32(b, 0) // total length, set below
+	b = le.AppendUint32(b, 0) // total length, set by appendBlock
 	b = le.AppendUint32(b, byteOrderMagic)
 	b = le.AppendUint16(b, 1) // major version
 	b = le.AppendUint16(b, 0) // minor version
 	b = le.AppendUint64(b, math.MaxUint64)
-	w.writeBlock(b, opts)
+	return appendBlock(b, start, opts)
 }
 
-// writeInterface writes one Interface Description Block to dst.
-func (w *Writer) writeInterface(dst *bufio.Writer, ifc *Interface) {
+// appendInterface appends the Interface Description Block of ifc to b.
+func appendInterface(b []byte, ifc *Interface) []byte {
 	var opts []option
 	for _, c := range ifc.Comments {
 		opts = append(opts, option{optComment, []byte(c)})
@@ -498,16 +495,13 @@ func (w *Writer) writeInterface(dst *bufio.Writer, ifc *Interface) {
 		opts = append(opts, option{optIfMACAddr, ifc.MAC})
 	}
 	opts = append(opts, option{optIfTSResol, []byte{TimestampResolution}})
-	b := w.scratch[:0]
+	start := len(b)
 	b = le.AppendUint32(b, blockInterfaceDescription)
-	b = le.AppendUint32(b, 0)
+	b = le.AppendUint32(b, 0) // total length, set by appendBlock
 	b = le.AppendUint16(b, uint16(ifc.LinkType))
 	b = le.AppendUint16(b, 0)
 	b = le.AppendUint32(b, ifc.SnapLen)
-	saved := w.w
-	w.w = dst
-	w.writeBlock(b, opts)
-	w.w = saved
+	return appendBlock(b, start, opts)
 }
 
 type option struct {
@@ -515,10 +509,11 @@ type option struct {
 	value []byte
 }
 
-// writeBlock writes a block of the section header or interface kind: its
-// fixed part b (total length at 4 left for it to fill), the options, and
-// the trailing length. Values longer than an option holds are cut.
-func (w *Writer) writeBlock(b []byte, opts []option) {
+// appendBlock finishes a block of the section header or interface kind
+// whose fixed part is b[start:] (total length at start+4 left for it to
+// fill): it appends the options and the trailing length. Values longer
+// than an option holds are cut.
+func appendBlock(b []byte, start int, opts []option) []byte {
 	for _, o := range opts {
 		v := o.value
 		if len(v) > math.MaxUint16 {
@@ -531,11 +526,9 @@ func (w *Writer) writeBlock(b []byte, opts []option) {
 	if len(opts) > 0 {
 		b = appendOptionHeader(b, optEndOfOpt, 0)
 	}
-	total := len(b) + 4
-	le.PutUint32(b[4:], uint32(total))
-	b = le.AppendUint32(b, uint32(total))
-	w.write(b)
-	w.scratch = b[:0]
+	total := len(b) - start + 4
+	le.PutUint32(b[start+4:], uint32(total))
+	return le.AppendUint32(b, uint32(total))
 }
 
 func (w *Writer) write(b []byte) {
