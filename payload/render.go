@@ -610,28 +610,8 @@ func isPlainJSON(s string) bool {
 }
 
 // appendJSONName quotes a field name; names are UTF-8 per the metadata
-// encoding, and range turns bad bytes into U+FFFD.
-func appendJSONName(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	// Names are nearly always plain ASCII, which goes as it is.
-	i := 0
-	for ; len(s)-i >= 4; i += 4 {
-		w := s[i : i+4]
-		if jsonPlain[w[0]]&jsonPlain[w[1]]&jsonPlain[w[2]]&jsonPlain[w[3]] == 0 {
-			break
-		}
-	}
-	for i < len(s) && jsonPlain[s[i]] != 0 {
-		i++
-	}
-	dst = append(dst, s[:i]...)
-	if i < len(s) {
-		for _, r := range s[i:] {
-			dst = appendJSONRune(dst, r)
-		}
-	}
-	return append(dst, '"')
-}
+// encoding.
+func appendJSONName(dst []byte, s string) []byte { return AppendJSONString(dst, s) }
 
 func appendJSONRune(dst []byte, r rune) []byte {
 	switch {
@@ -646,7 +626,9 @@ func appendJSONRune(dst []byte, r rune) []byte {
 	case r == '\t':
 		return append(dst, '\\', 't')
 	case r < 0x20:
-		return append(dst, '\\', 'u', '0', '0', hexDigits[r>>4], hexDigits[r&0xF])
+		return append(dst, '\\', 'u', '0', '0', jsonHex[r>>4], jsonHex[r&0xF])
+	case r == '\u2028', r == '\u2029':
+		return append(dst, '\\', 'u', '2', '0', '2', jsonHex[r&0xF])
 	}
 	return utf8.AppendRune(dst, r)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/etlkit/etlkit/guid"
 	"github.com/etlkit/etlkit/internal/digits"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record/activity"
 )
 
@@ -149,7 +150,7 @@ func jsonUint(dst []byte, name string, v uint64) []byte {
 }
 
 func jsonString(dst []byte, name, s string) []byte {
-	return AppendJSONString(jsonField(dst, name), s)
+	return payload.AppendJSONString(jsonField(dst, name), s)
 }
 
 // appendActivityFields writes an activity's own fields, leaving its object

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/etlkit/etlkit/internal/digits"
@@ -226,77 +225,6 @@ const digitPairs = "00010203040506070809" + "10111213141516171819" + "2021222324
 	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" + "60616263646566676869" +
 	"70717273747576777879" + "80818283848586878889" + "90919293949596979899"
 
-// jsonSafe marks the ASCII bytes that go into a JSON string as they are.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// AppendJSONString appends s as a quoted JSON string, as the JSONL format
-// writes strings. Invalid UTF-8 becomes U+FFFD so that every line stays
-// valid JSON whatever a provider wrote.
-func AppendJSONString(dst []byte, s string) []byte {
-	return appendJSONBytes(dst, bytesOf(s))
-}
-
 // bytesOf views a string's bytes without copying them; the appenders only
 // read them.
 func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
-
-// appendJSONBytes is AppendJSONString for text held in a byte slice.
-func appendJSONBytes(dst []byte, s []byte) []byte {
-	dst = append(dst, '"')
-	return append(appendJSONBody(dst, s), '"')
-}
-
-// appendJSONBody appends s escaped as the inside of a JSON string, without
-// the quotes.
-func appendJSONBody(dst []byte, s []byte) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexLower[c>>4], hexLower[c&15])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 end lines in JavaScript; escaping them keeps
-		// the output safe for consumers that eval or embed it.
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexLower[r&15])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(dst, s[start:]...)
-}

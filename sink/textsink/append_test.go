@@ -2,10 +2,8 @@ package textsink
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -31,19 +29,6 @@ func TestAppendTimeMatchesTimeFormat(t *testing.T) {
 		if got := string(AppendTime(nil, d)); got != d.Format(layout) {
 			t.Fatalf("%v: got %s", d, got)
 		}
-	}
-}
-
-func TestAppendJSONStringIsValidJSON(t *testing.T) {
-	for _, s := range []string{"", "plain", `quo"te`, `back\slash`, "tab\tnl\ncr\r", "\x00\x1f\x7f", "é ✓ 😀", "bad \xff\xfe utf8", "\u2028\u2029"} {
-		b := AppendJSONString(nil, s)
-		var back string
-		require.NoError(t, json.Unmarshal(b, &back), "%q -> %s", s, b)
-		want := strings.ToValidUTF8(s, "\uFFFD")
-		if s == "bad \xff\xfe utf8" {
-			want = "bad \uFFFD\uFFFD utf8"
-		}
-		assert.Equal(t, want, back)
 	}
 }
 

@@ -209,7 +209,7 @@ func appendKVJSON(dst []byte, fields []kv) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = AppendJSONString(dst, f.key)
+		dst = payload.AppendJSONString(dst, f.key)
 		dst = append(dst, ':')
 		b, err := json.Marshal(f.val)
 		if err != nil {

@@ -30,7 +30,7 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 	ed := &r.EventDescriptor
 	if e.file {
 		dst = append(dst, `{"File":`...)
-		dst = AppendJSONString(dst, x.File)
+		dst = payload.AppendJSONString(dst, x.File)
 		dst = append(dst, `,"TimeStamp":"`...)
 	} else {
 		dst = append(dst, `{"TimeStamp":"`...)
@@ -96,7 +96,7 @@ func (e *jsonlEncoder) record(dst []byte, r *record.Record, d *describe.Descript
 		if x.ProcessName != "" {
 			if x.ProcessName != e.process || e.processMember == nil {
 				e.process = x.ProcessName
-				e.processMember = AppendJSONString(append(e.processMember[:0], `,"ProcessName":`...), x.ProcessName)
+				e.processMember = payload.AppendJSONString(append(e.processMember[:0], `,"ProcessName":`...), x.ProcessName)
 			}
 			dst = append(dst, e.processMember...)
 		}
@@ -156,11 +156,11 @@ func (q *quotedNames) append(dst []byte, provider, event string) []byte {
 		m := s.members[:0]
 		if provider != "" {
 			m = append(m, `,"ProviderName":`...)
-			m = AppendJSONString(m, provider)
+			m = payload.AppendJSONString(m, provider)
 		}
 		if event != "" {
 			m = append(m, `,"EventName":`...)
-			m = AppendJSONString(m, event)
+			m = payload.AppendJSONString(m, event)
 		}
 		s.members = m
 	}

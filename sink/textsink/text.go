@@ -185,7 +185,7 @@ func plainName(s string) bool {
 // string.
 func appendName(dst []byte, s string, quoted bool) []byte {
 	if quoted {
-		return appendJSONBody(dst, bytesOf(s))
+		return payload.AppendJSONBody(dst, bytesOf(s))
 	}
 	return append(dst, s...)
 }
@@ -300,5 +300,5 @@ func (e *textEncoder) appendField(dst []byte, v *payload.Value) []byte {
 	if !needs {
 		return append(dst, e.scratch...)
 	}
-	return appendJSONBytes(dst, e.scratch)
+	return payload.AppendJSONBytes(dst, e.scratch)
 }
