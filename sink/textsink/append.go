@@ -83,7 +83,7 @@ func (c *timeCache) append(dst []byte, t time.Time) []byte {
 	for i := 5; i >= 1; i -= 2 {
 		r := frac % 100
 		frac /= 100
-		out[i], out[i+1] = digitPairs[2*r], digitPairs[2*r+1]
+		out[i], out[i+1] = digits.Pairs[2*r], digits.Pairs[2*r+1]
 	}
 	out[0] = byte('0' + frac)
 	return dst
@@ -108,7 +108,7 @@ func (c *rawCache) append(dst []byte, v int64) []byte {
 	dst = append(dst, c.prefix...)
 	low := v - high*10000
 	hi, lo := 2*(low/100), 2*(low%100)
-	return append(dst, digitPairs[hi], digitPairs[hi+1], digitPairs[lo], digitPairs[lo+1])
+	return append(dst, digits.Pairs[hi], digits.Pairs[hi+1], digits.Pairs[lo], digits.Pairs[lo+1])
 }
 
 // civil converts days since 1970-01-01 to a proleptic Gregorian date
@@ -220,10 +220,6 @@ func appendStrings(dst []byte, key string, userData []byte) []byte {
 	}
 	return dst
 }
-
-const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
-	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" + "60616263646566676869" +
-	"70717273747576777879" + "80818283848586878889" + "90919293949596979899"
 
 // bytesOf views a string's bytes without copying them; the appenders only
 // read them.
