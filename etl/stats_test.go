@@ -1,6 +1,7 @@
 package etl
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -118,4 +119,43 @@ func TestErrorsInFileOrder(t *testing.T) {
 	for i, fe := range s.Errors {
 		assert.Equal(t, int64(i)*0x10, fe.Offset, "Errors[%d]", i)
 	}
+}
+
+// TestStatsAddEveryCount: every counter of Stats is summed by add, so a
+// counter added to Stats and forgotten there fails here. Each integer
+// field of a is set to 1 and of b to 2: the sum holds 3 in each.
+func TestStatsAddEveryCount(t *testing.T) {
+	var a, b, sum Stats
+	set := func(s *Stats, n int64) {
+		v := reflect.ValueOf(s).Elem()
+		for i := range v.NumField() {
+			switch f := v.Field(i); f.Kind() {
+			case reflect.Int, reflect.Int64:
+				f.SetInt(n)
+			case reflect.Uint32:
+				f.SetUint(uint64(n))
+			}
+		}
+	}
+	set(&a, 1)
+	set(&b, 2)
+	sum.add(&a)
+	sum.add(&b)
+	v := reflect.ValueOf(sum)
+	counted := 0
+	for i := range v.NumField() {
+		f := v.Field(i)
+		var got int64
+		switch f.Kind() {
+		case reflect.Int, reflect.Int64:
+			got = f.Int()
+		case reflect.Uint32:
+			got = int64(f.Uint())
+		default:
+			continue
+		}
+		counted++
+		assert.Equal(t, int64(3), got, "Stats.%s", v.Type().Field(i).Name)
+	}
+	assert.GreaterOrEqual(t, counted, 14, "the integer counters of Stats")
 }
