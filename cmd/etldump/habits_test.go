@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,16 +12,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/filter"
+	"github.com/etlkit/etlkit/internal/duckdb"
 	"github.com/etlkit/etlkit/internal/samples"
+	"github.com/etlkit/etlkit/internal/tshark"
 )
 
 // TestHelpExamplesRun runs every example the help ends with on the shared
 // samples, its files standing for them and its outputs in a temporary
-// directory: each exits 0 and writes something.
+// directory: each exits 0 and gives what its comment says (checkExample).
 func TestHelpExamplesRun(t *testing.T) {
 	out, _, code := runCmd(t, "--help")
 	require.Equal(t, exitOK, code)
@@ -67,19 +74,7 @@ func TestHelpExamplesRun(t *testing.T) {
 			}
 			stdout, errs, code := runCmd(t, args...)
 			require.Equal(t, exitOK, code, errs)
-			if output == "" {
-				assert.NotEmpty(t, stdout)
-				return
-			}
-			st, err := os.Stat(output)
-			require.NoError(t, err)
-			if st.IsDir() {
-				names, err := os.ReadDir(output)
-				require.NoError(t, err)
-				assert.Len(t, names, 2, "a Parquet file per input")
-			} else {
-				assert.NotZero(t, st.Size())
-			}
+			checkExample(t, c, args, stdout, output)
 		})
 	}
 	for _, what := range []string{"--from", "--process", "--pid", "--provider", "--manifest", "-n", "jsonl", "csv", "etl", "parquet", "pcapng", "pprof"} {
@@ -211,4 +206,101 @@ func TestFileColumnWithSeveralInputs(t *testing.T) {
 	assert.True(t, strings.HasPrefix(csvOut, "File,TimeStamp,"))
 	text, _, _ := runCmd(t, a, b)
 	assert.True(t, strings.HasPrefix(text, a+" "), text[:80])
+}
+
+// checkExample checks that a help example (c, run as args) gave what it
+// says, from its output: stdout, or the file or directory output.
+func checkExample(t *testing.T, c string, args []string, stdout, output string) {
+	t.Helper()
+	countOf := func(args ...string) int {
+		n, _, code := countRun(t, args...)
+		require.Equal(t, exitOK, code)
+		return n
+	}
+	switch {
+	case strings.Contains(c, "--level warning"):
+		// Text: every line of the provider, at warning or above.
+		lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+		assert.Equal(t, countOf(args...), len(lines))
+		for _, l := range lines {
+			f := strings.Fields(l)
+			require.GreaterOrEqual(t, len(f), 5, l)
+			assert.True(t, strings.HasPrefix(f[3], "Microsoft-Windows-DotNETRuntime/"), l)
+			assert.Contains(t, []string{"LOG_ALWAYS", "CRITICAL", "ERROR", "WARNING"}, f[4], l)
+		}
+	case strings.Contains(c, "--process Test.x64"):
+		// JSON lines, each about process 3676.
+		lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+		assert.Equal(t, countOf(args...), len(lines))
+		for _, l := range lines {
+			var m struct {
+				ProcessId        int64
+				SubjectProcessId *int64
+			}
+			require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+			pid := m.ProcessId
+			if m.SubjectProcessId != nil {
+				pid = *m.SubjectProcessId
+			}
+			require.EqualValues(t, 3676, pid, l)
+		}
+	case strings.HasSuffix(output, "events.csv"):
+		rows, err := csv.NewReader(mustOpen(t, output)).ReadAll()
+		require.NoError(t, err)
+		assert.Len(t, rows, 1001, "the header row and 1000 events")
+	case strings.HasSuffix(output, "cut.etl"):
+		// The records from the instant on, as --count counts them; before
+		// it only what keeps the cut decodable (the logfile header, the
+		// trace's metadata and header events).
+		from, err := time.Parse(time.RFC3339, "2020-07-29T00:07:02Z")
+		require.NoError(t, err)
+		f, err := etl.Open(output)
+		require.NoError(t, err)
+		defer f.Close()
+		after, before := 0, 0
+		for r, err := range f.Events() {
+			require.NoError(t, err)
+			if r.TimeStamp().Before(from) {
+				before++
+			} else {
+				after++
+			}
+		}
+		assert.Equal(t, countOf(args[0], "--from", "2020-07-29T00:07:02"), after)
+		assert.Equal(t, 28, before, "8 TDH metadata, 3 EventSource manifests, 17 kernel header events")
+	case strings.HasSuffix(output, "parquet/"):
+		names, err := os.ReadDir(output)
+		require.NoError(t, err)
+		require.Len(t, names, 2, "a Parquet file per input")
+		res := duckdb.Query(t,
+			"SELECT count(*) FROM read_parquet("+sqlString(filepath.Join(output, "gcevents-manifest.parquet"))+")",
+			"SELECT count(*) FROM read_parquet("+sqlString(filepath.Join(output, "gcrundown-manifest.parquet"))+")")
+		assert.EqualValues(t, countOf(args[0]), asInt(t, res[0].Rows[0][0]))
+		assert.EqualValues(t, countOf(args[1]), asInt(t, res[1].Rows[0][0]))
+	case strings.HasSuffix(output, "cpu.pb.gz"):
+		// The CPU samples of process 3676, each labelled with it.
+		prof, err := profile.Parse(mustOpen(t, output))
+		require.NoError(t, err)
+		var samples int64
+		for _, smp := range prof.Sample {
+			assert.Equal(t, []string{"3676"}, smp.Label["pid"])
+			samples += smp.Value[0]
+		}
+		assert.EqualValues(t, countOf(args[0], "--pid", "3676", "--event-name", "PerfInfo/Sample"), samples)
+	case strings.HasSuffix(output, "capture.pcapng"):
+		info := tshark.Capinfos(t, "-c", output)
+		assert.Contains(t, info, "Number of packets:   51\n")
+	case strings.Contains(c, "--stats"):
+		assert.Contains(t, stdout, fmt.Sprintf("Records:        %d\n", countOf(args[0])))
+	default:
+		t.Errorf("no check for the example %q", c)
+	}
+}
+
+func mustOpen(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	return f
 }
