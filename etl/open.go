@@ -18,6 +18,7 @@ import (
 	"github.com/ulikunitz/xz"
 
 	"github.com/etlkit/etlkit/buffer"
+	"github.com/etlkit/etlkit/internal/outfile"
 	"github.com/etlkit/etlkit/internal/rawfile"
 )
 
@@ -538,16 +539,15 @@ func printable(s string) string {
 	return string(out)
 }
 
-// spillFile writes head and then the rest of src into a temporary file,
-// which Close removes. A read error of a wrapped input's content ends the
+// spillFile writes head and then the rest of src into a temporary file
+// (outfile.Scratch: gone however the process ends), which Close closes. A read error of a wrapped input's content ends the
 // content there (f.cut); a write error fails.
 func (f *File) spillFile(head []byte, src io.Reader) (*os.File, int64, error) {
-	tmp, err := os.CreateTemp("", "etlkit-*.etl")
+	tmp, done, err := outfile.Scratch("etlkit-*.etl")
 	if err != nil {
 		return nil, 0, err
 	}
-	name := tmp.Name()
-	f.closers = append(f.closers, func() error { tmp.Close(); return os.Remove(name) })
+	f.closers = append(f.closers, done)
 	if _, err := tmp.Write(head); err != nil {
 		return nil, 0, err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/etlkit/etlkit/internal/digits"
@@ -76,16 +75,13 @@ func (d *dumper) writePcapng() {
 	} else {
 		// Standard output, a pipe or a device: the packets wait in a
 		// spool file.
-		spool, err := os.CreateTemp("", "etldump-pcapng-*.spool")
+		spool, done, err := outfile.Scratch("etldump-pcapng-*.spool")
 		if err != nil {
 			fmt.Fprintf(d.stderr, "etldump: -o %s: a spool file for the packets: %v\n", name, err)
 			d.fail(exitFatal)
 			return
 		}
-		defer func() {
-			spool.Close()
-			os.Remove(spool.Name())
-		}()
+		defer done()
 		opts.Spool = spool
 		c = pcapngsink.NewCapture(w, opts)
 	}
