@@ -38,9 +38,12 @@ type dumper struct {
 	// before (no input opened, a bad manifest or filter) writes nothing.
 	writing bool
 
-	inputs   []*input
-	filter   *filter.Filter
-	describe *describer
+	inputs []*input
+	filter *filter.Filter
+	// filteredOut, when set, is given the records the filter leaves out
+	// (a pcapng capture learns its interfaces from them).
+	filteredOut func(r *record.Record)
+	describe    *describer
 	// manifests holds the events of the --manifest files, nil for none.
 	manifests *schema.Set
 	// learned is the first pass over the inputs, once made: what they say
@@ -249,6 +252,9 @@ func (d *dumper) each(fn func(r *record.Record) bool) {
 			d.attr.next(r)
 		}
 		if d.filter != nil && !d.filter.Match(r) {
+			if d.filteredOut != nil {
+				d.filteredOut(r)
+			}
 			if d.describe != nil && d.describe.payload {
 				// The names a kernel record shows may come from records
 				// the filter drops.

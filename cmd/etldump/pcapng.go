@@ -10,6 +10,7 @@ import (
 	"github.com/etlkit/etlkit/internal/digits"
 	"github.com/etlkit/etlkit/internal/outfile"
 	"github.com/etlkit/etlkit/packets"
+	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/sink/pcapngsink"
 )
 
@@ -85,26 +86,12 @@ func (d *dumper) writePcapng() {
 		opts.Spool = spool
 		c = pcapngsink.NewCapture(w, opts)
 	}
-	n := 0
 	var werr error
-	for r, err := range d.ordered() {
-		if n++; n&(ticksPerRecord-1) == 0 {
-			d.progress.tick(r)
-		}
-		if err != nil {
-			continue
-		}
-		if d.attr != nil {
-			d.attr.next(r)
-		}
-		if d.filter != nil && !d.filter.Match(r) {
-			c.Learn(r, d.set.Origin())
-			continue
-		}
-		if werr = c.Add(r, d.set.Origin()); werr != nil || d.limitReached() {
-			break
-		}
-	}
+	d.filteredOut = func(r *record.Record) { c.Learn(r, d.set.Origin()) }
+	d.each(func(r *record.Record) bool {
+		werr = c.Add(r, d.set.Origin())
+		return werr == nil
+	})
 	var st pcapngsink.CaptureStats
 	if werr == nil {
 		st, werr = c.Close()
