@@ -181,7 +181,7 @@ func (it ExtendedItem) StackKey() (StackKey, error) {
 	switch it.Type {
 	case ExtStackKey32:
 		if len(it.Data) < 12 {
-			return StackKey{}, it.errSize("16")
+			return StackKey{}, it.errSize("12")
 		}
 		return StackKey{MatchId: binary.LittleEndian.Uint64(it.Data), Key: uint64(binary.LittleEndian.Uint32(it.Data[8:]))}, nil
 	case ExtStackKey64:

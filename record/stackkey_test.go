@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/etlkit/etlkit/buffer"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -21,7 +22,11 @@ func TestStackKey(t *testing.T) {
 	assert.Equal(t, record.StackKey{Key: 0xFFFFFA830343E610}, k)
 
 	_, err = record.ExtendedItem{Type: record.ExtStackKey64, Data: make([]byte, 15)}.StackKey()
-	assert.Error(t, err)
+	assert.ErrorIs(t, err, buffer.ErrMalformed)
+	assert.ErrorContains(t, err, "has 15 bytes, want 16")
+	_, err = record.ExtendedItem{Type: record.ExtStackKey32, Data: make([]byte, 11)}.StackKey()
+	assert.ErrorIs(t, err, buffer.ErrMalformed)
+	assert.ErrorContains(t, err, "has 11 bytes, want 12")
 	_, err = record.ExtendedItem{Type: record.ExtStackTrace64, Data: make([]byte, 16)}.StackKey()
-	assert.Error(t, err)
+	assert.Error(t, err, "not a stack key")
 }

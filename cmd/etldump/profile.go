@@ -177,10 +177,10 @@ func (d *dumper) samplesBySubject() (func(*stacks.Sample) bool, error) {
 	}
 	// The filter judges the sample through the lookups; the record it is
 	// given only has to pass a session that asks for every level.
-	var any record.Record
+	var every record.Record
 	return func(sample *stacks.Sample) bool {
 		cur = sample
-		return f.Match(&any)
+		return f.Match(&every)
 	}, nil
 }
 
