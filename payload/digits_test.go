@@ -160,14 +160,20 @@ func TestTimeTextMatchesFormat(t *testing.T) {
 	}
 	for _, ft := range fts {
 		tm := header.UnsignedFileTimeToTime(ft)
-		if got, want := string(appendTimeText([]byte("x"), tm)), "x"+tm.Format(timeLayout); got != want {
+		if got, want := string(AppendTime([]byte("x"), tm)), "x"+tm.Format(timeLayout); got != want {
 			t.Fatalf("FILETIME %d: %q, want %q", ft, got, want)
 		}
 	}
 	for _, tm := range []time.Time{time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
 		time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 2, 29, 1, 2, 3, 4000500, time.FixedZone("X", 3600))} {
-		if got, want := string(appendTimeText([]byte("x"), tm)), "x"+tm.Format(timeLayout); got != want {
+		if got, want := string(AppendTime([]byte("x"), tm)), "x"+tm.UTC().Format(timeLayout); got != want {
 			t.Fatalf("%v: %q, want %q", tm, got, want)
+		}
+	}
+	// Every day over four centuries, so that each leap rule is crossed.
+	for d := time.Date(1800, 1, 1, 5, 6, 7, 100, time.UTC); d.Year() < 2200; d = d.AddDate(0, 0, 1) {
+		if got, want := string(AppendTime(nil, d)), d.Format("2006-01-02T15:04:05.0000000Z"); got != want {
+			t.Fatalf("%v: %q, want %q", d, got, want)
 		}
 	}
 }

@@ -331,7 +331,7 @@ func (v *Value) appendFormatted(dst []byte, in InType, out OutType, inJSON bool)
 				return dst
 			}
 			dst = quote(dst)
-			dst = appendTimeText(dst, header.UnsignedFileTimeToTime(v.num))
+			dst = AppendTime(dst, header.UnsignedFileTimeToTime(v.num))
 			return quote(dst)
 		case in == InUInt32 && out == OutIPv4:
 			dst = quote(dst)
@@ -722,19 +722,24 @@ func (v Value) appendTime(dst []byte) []byte {
 		return dst
 	}
 	if v.flags&flagSysTime == 0 {
-		return appendTimeText(dst, header.UnsignedFileTimeToTime(v.num))
+		return AppendTime(dst, header.UnsignedFileTimeToTime(v.num))
 	}
 	return AppendSystemTime(dst, systemTime(v.raw))
 }
 
-// appendTimeText appends t, a time in UTC, in timeLayout: digit by digit
-// for the years of four digits, which time.Format would take its layout
-// apart for on every value.
-func appendTimeText(dst []byte, t time.Time) []byte {
+// AppendTime appends t as every output writes times: RFC 3339 in UTC with
+// exactly seven fractional digits, the 100 ns resolution of every ETW
+// clock, so that equal instants give equal text and a column of them
+// sorts as text. Years outside 0 to 9999 are written in full, as
+// time.Format writes them.
+func AppendTime(dst []byte, t time.Time) []byte {
+	t = t.UTC()
 	year, month, day := t.Date()
-	if year < 0 || year > 9999 || t.Location() != time.UTC {
+	if year < 0 || year > 9999 {
 		return t.AppendFormat(dst, timeLayout)
 	}
+	// Digit pairs rather than time.Format, which takes its layout apart
+	// for every value.
 	hour, minute, sec := t.Clock()
 	frac := t.Nanosecond() / 100
 	pair := func(dst []byte, x int) []byte { return append(dst, digits.Pairs[2*x], digits.Pairs[2*x+1]) }
@@ -799,7 +804,7 @@ func AppendSystemTime(dst []byte, st [8]uint16) []byte {
 		return dst
 	case validSystemTime(st):
 		t := time.Date(int(st[0]), time.Month(st[1]), int(st[3]), int(st[4]), int(st[5]), int(st[6]), int(st[7])*1e6, time.UTC)
-		return appendTimeText(dst, t)
+		return AppendTime(dst, t)
 	}
 	dst = pad(dst, st[0], 4)
 	dst = append(dst, '-')

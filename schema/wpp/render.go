@@ -208,7 +208,7 @@ func (m *Message) appendPrefixSeg(dst []byte, s *segment, p *Prefix) []byte {
 			case p.Time.IsZero():
 				dst = append(dst, '-')
 			default:
-				dst = p.Time.UTC().AppendFormat(dst, timeLayout)
+				dst = payload.AppendTime(dst, p.Time)
 			}
 			if s.conv.Prec >= 0 {
 				dst = printf.CutRunes(dst, mark, s.conv.Prec)
@@ -355,12 +355,12 @@ func appendTyped(dst []byte, a *Arg, v *payload.Value, cv conversion, pointerSiz
 		if int64(x) < 0 {
 			return appendDuration(dst, int64(x)/10_000)
 		}
-		return header.FileTimeToTime(int64(x)).AppendFormat(dst, timeLayout)
+		return payload.AppendTime(dst, header.FileTimeToTime(int64(x)))
 	case ItemWaitTime:
 		if int64(x) < 0 {
 			return appendDuration(dst, int64(x)/10_000)
 		}
-		return header.FileTimeToTime(int64(x)).AppendFormat(dst, timeLayout)
+		return payload.AppendTime(dst, header.FileTimeToTime(int64(x)))
 	case ItemTimeDelta:
 		return appendDuration(dst, int64(x))
 	case ItemHexDump:
@@ -405,9 +405,6 @@ func appendTyped(dst []byte, a *Arg, v *payload.Value, cv conversion, pointerSiz
 }
 
 const hexUpper = "0123456789ABCDEF"
-
-// timeLayout shows times in UTC to the 100 ns, as the other outputs do.
-const timeLayout = "2006-01-02T15:04:05.0000000Z"
 
 func appendUpperHex(dst []byte, x uint64) []byte {
 	mark := len(dst)

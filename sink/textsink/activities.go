@@ -43,7 +43,7 @@ func AppendActivitiesText(dst []byte, f *activity.Forest) []byte {
 		for range depth {
 			dst = append(dst, "  "...)
 		}
-		dst = AppendTime(dst, a.Start)
+		dst = payload.AppendTime(dst, a.Start)
 		dst = append(dst, ' ')
 		if d, ok := a.Duration(); ok {
 			dst = append(dst, d.String()...)
@@ -65,7 +65,7 @@ func AppendActivitiesText(dst []byte, f *activity.Forest) []byte {
 			// How long an open activity lasted is unknown; its last
 			// record is how long it was seen alive.
 			dst = append(dst, " last="...)
-			dst = AppendTime(dst, a.Last)
+			dst = payload.AppendTime(dst, a.Last)
 		}
 		// Inside the tree the parent shows the related id; a root only
 		// has it when the parent is not in the trace.
@@ -80,7 +80,7 @@ func AppendActivitiesText(dst []byte, f *activity.Forest) []byte {
 		dst = append(dst, "\nOrphan stops:\n"...)
 		for i := range f.OrphanStops {
 			o := &f.OrphanStops[i]
-			dst = AppendTime(dst, o.Time)
+			dst = payload.AppendTime(dst, o.Time)
 			dst = append(dst, ' ')
 			dst = appendThreadProcess(dst, o.HasThreadProcess, o.ProcessId, o.ThreadId)
 			dst = append(dst, ' ')
@@ -141,7 +141,7 @@ func jsonGUID(dst []byte, name string, id uuid.UUID) []byte {
 func jsonTime(dst []byte, name string, t time.Time) []byte {
 	dst = jsonField(dst, name)
 	dst = append(dst, '"')
-	dst = AppendTime(dst, t)
+	dst = payload.AppendTime(dst, t)
 	return append(dst, '"')
 }
 

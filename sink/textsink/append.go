@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
-	"strconv"
 	"time"
 	"unsafe"
 
@@ -13,52 +12,6 @@ import (
 )
 
 const hexLower = "0123456789abcdef"
-
-// AppendTime appends t as every format writes times: RFC 3339 in UTC with
-// exactly seven fractional digits, the 100 ns resolution of every ETW
-// clock, so that equal instants give equal text and the column sorts as
-// text. Years outside 0 to 9999 are written in full.
-func AppendTime(dst []byte, t time.Time) []byte {
-	sec := t.Unix()
-	ns := t.Nanosecond()
-	days := sec / 86400
-	rem := sec % 86400
-	if rem < 0 {
-		rem += 86400
-		days--
-	}
-	y, m, d := civil(days)
-	if y < 0 {
-		dst = append(dst, '-')
-		y = -y
-	}
-	if y < 1000 {
-		dst = append(dst, '0')
-		if y < 100 {
-			dst = append(dst, '0')
-			if y < 10 {
-				dst = append(dst, '0')
-			}
-		}
-	}
-	dst = strconv.AppendInt(dst, y, 10)
-	dst = append(dst, '-')
-	dst = append2(dst, int(m))
-	dst = append(dst, '-')
-	dst = append2(dst, int(d))
-	dst = append(dst, 'T')
-	dst = append2(dst, int(rem/3600))
-	dst = append(dst, ':')
-	dst = append2(dst, int(rem/60%60))
-	dst = append(dst, ':')
-	dst = append2(dst, int(rem%60))
-	dst = append(dst, '.')
-	frac := ns / 100
-	for div := 1000000; div > 0; div /= 10 {
-		dst = append(dst, byte('0'+frac/div%10))
-	}
-	return append(dst, 'Z')
-}
 
 // timeCache remembers the date and time of day of the last second
 // rendered: records come in bursts within one second, and then only the
@@ -71,7 +24,7 @@ type timeCache struct {
 func (c *timeCache) append(dst []byte, t time.Time) []byte {
 	sec := t.Unix()
 	if c.prefix == nil || sec != c.sec {
-		full := AppendTime(c.prefix[:0], t)
+		full := payload.AppendTime(c.prefix[:0], t)
 		c.prefix, c.sec = full[:len(full)-8], sec
 	}
 	dst = append(dst, c.prefix...)
@@ -109,36 +62,6 @@ func (c *rawCache) append(dst []byte, v int64) []byte {
 	low := v - high*10000
 	hi, lo := 2*(low/100), 2*(low%100)
 	return append(dst, digits.Pairs[hi], digits.Pairs[hi+1], digits.Pairs[lo], digits.Pairs[lo+1])
-}
-
-// civil converts days since 1970-01-01 to a proleptic Gregorian date
-// (Hinnant's algorithm), valid far outside the years time.Format handles
-// cheaply.
-func civil(days int64) (year int64, month, day int64) {
-	z := days + 719468
-	era := z / 146097
-	if z < 0 && z%146097 != 0 {
-		era--
-	}
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	year = yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	day = doy - (153*mp+2)/5 + 1
-	if mp < 10 {
-		month = mp + 3
-	} else {
-		month = mp - 9
-	}
-	if month <= 2 {
-		year++
-	}
-	return year, month, day
-}
-
-func append2(dst []byte, v int) []byte {
-	return append(dst, byte('0'+v/10), byte('0'+v%10))
 }
 
 // appendHex16 appends "0x" and exactly 16 hex digits: keywords are masks,

@@ -7,30 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etlkit/etlkit/payload"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func TestAppendTimeMatchesTimeFormat(t *testing.T) {
-	layout := "2006-01-02T15:04:05.0000000Z"
-	for _, tm := range []time.Time{
-		time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(1969, 12, 31, 23, 59, 59, 999999900, time.UTC),
-		time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(2000, 2, 29, 12, 0, 0, 100, time.UTC),
-		time.Date(2024, 12, 31, 23, 59, 59, 123456700, time.UTC),
-		time.Date(2100, 3, 1, 1, 2, 3, 400, time.UTC),
-		time.Date(9999, 12, 31, 23, 59, 59, 999999900, time.UTC),
-	} {
-		assert.Equal(t, tm.Format(layout), string(AppendTime(nil, tm)))
-	}
-	// Every day over four centuries, so that each leap rule is crossed.
-	for d := time.Date(1800, 1, 1, 5, 6, 7, 0, time.UTC); d.Year() < 2200; d = d.AddDate(0, 0, 1) {
-		if got := string(AppendTime(nil, d)); got != d.Format(layout) {
-			t.Fatalf("%v: got %s", d, got)
-		}
-	}
-}
 
 func TestAppendHelpers(t *testing.T) {
 	assert.Equal(t, "0x0000000000000005", string(appendHex16(nil, 5)))
@@ -61,7 +41,7 @@ func TestTimeCacheMatchesAppendTime(t *testing.T) {
 	base := time.Date(2024, 1, 17, 21, 19, 59, 0, time.UTC)
 	for _, d := range []time.Duration{0, 100, 1_234_500, 999_999_900, time.Second, time.Second + 100, 3 * time.Second, 24 * time.Hour, 24*time.Hour + 123_456_700} {
 		tm := base.Add(d)
-		assert.Equal(t, string(AppendTime(nil, tm)), string(c.append([]byte("x"), tm))[1:], d)
+		assert.Equal(t, string(payload.AppendTime(nil, tm)), string(c.append([]byte("x"), tm))[1:], d)
 	}
 }
 

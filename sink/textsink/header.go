@@ -86,7 +86,7 @@ func fileTime(ft int64) string {
 	if ft == 0 {
 		return ""
 	}
-	return string(AppendTime(nil, header.FileTimeToTime(ft)))
+	return string(payload.AppendTime(nil, header.FileTimeToTime(ft)))
 }
 
 // systemTimeText shows a SYSTEMTIME as a decoded payload shows it (a date,

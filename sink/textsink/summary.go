@@ -14,6 +14,7 @@ import (
 	"github.com/etlkit/etlkit/etl"
 	"github.com/etlkit/etlkit/header"
 	"github.com/etlkit/etlkit/order"
+	"github.com/etlkit/etlkit/payload"
 	"github.com/etlkit/etlkit/record"
 )
 
@@ -221,8 +222,8 @@ func (s *Summary) report() *statsReport {
 		return cmp.Or(cmp.Compare(b.Records, a.Records), cmp.Compare(a.ProviderId, b.ProviderId), cmp.Compare(a.label, b.label))
 	})
 	if s.records > 0 {
-		rep.First = string(AppendTime(nil, s.first))
-		rep.Last = string(AppendTime(nil, s.last))
+		rep.First = string(payload.AppendTime(nil, s.first))
+		rep.Last = string(payload.AppendTime(nil, s.last))
 		span := s.last.Sub(s.first)
 		rep.Span = span.String()
 		rep.SpanSeconds = span.Seconds()
