@@ -406,7 +406,7 @@ func (b *schemaBuilder) walk(fs []Field, depth int) error {
 		if len(f.Members) != 0 {
 			return schemaError("field %q of type %v has members", f.Name, f.InType)
 		}
-		if f.Arity == Scalar && isInteger(f.InType) {
+		if f.Arity == Scalar && f.InType.CanCount() {
 			b.seen = append(b.seen, f)
 		}
 	}
@@ -431,15 +431,6 @@ func (b *schemaBuilder) ref(name, from, what string) (int16, error) {
 		return t.slot, nil
 	}
 	return 0, schemaError("the %s of field %q refers to %q, which is not an earlier integer field", what, from, name)
-}
-
-func isInteger(t InType) bool {
-	switch t {
-	case InInt8, InUInt8, InInt16, InUInt16, InInt32, InUInt32, InInt64, InUInt64,
-		InHexInt32, InHexInt64, InPointer, InSizeT:
-		return true
-	}
-	return false
 }
 
 // levels is the largest number of containers around a value of fs.

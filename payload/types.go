@@ -86,6 +86,18 @@ func (t InType) String() string {
 	return fmt.Sprintf("InType(%d)", uint16(t))
 }
 
+// CanCount reports whether a field of type t, when scalar, can give
+// another field its length or element count (Field.LengthField,
+// Field.CountField): the integer types, pointers and sizes.
+func (t InType) CanCount() bool {
+	switch t {
+	case InInt8, InUInt8, InInt16, InUInt16, InInt32, InUInt32, InInt64, InUInt64,
+		InHexInt32, InHexInt64, InPointer, InSizeT:
+		return true
+	}
+	return false
+}
+
 // Valid reports whether the decoder knows the in-type.
 func (t InType) Valid() bool {
 	return t != InNull && (int(t) < len(inTypeNames) ||

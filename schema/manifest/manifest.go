@@ -569,7 +569,7 @@ func (tr *templateReader) field(n *node, depth int) (f payload.Field, keep bool,
 	if err := tr.length(n, &f); err != nil || tr.end != "" {
 		return f, false, err
 	}
-	if f.Arity == payload.Scalar && isInteger(f.InType) {
+	if f.Arity == payload.Scalar && f.InType.CanCount() {
 		tr.known = append(tr.known, f.Name)
 	}
 	return f, true, nil
@@ -628,17 +628,6 @@ func (tr *templateReader) count(n *node, f *payload.Field) error {
 		f.Arity, f.CountField = payload.CountFromField, c
 	}
 	return nil
-}
-
-// isInteger reports the in-types whose values a length or count can come
-// from, as payload.NewSchema takes them.
-func isInteger(t payload.InType) bool {
-	switch t {
-	case payload.InInt8, payload.InUInt8, payload.InInt16, payload.InUInt16, payload.InInt32, payload.InUInt32,
-		payload.InInt64, payload.InUInt64, payload.InHexInt32, payload.InHexInt64, payload.InPointer:
-		return true
-	}
-	return false
 }
 
 // local is the part of a QName after its prefix: "win:UInt32" → "UInt32".

@@ -271,3 +271,26 @@ func TestNamedFileMustBeAManifest(t *testing.T) {
 	assert.ErrorIs(t, err, os.ErrNotExist)
 	checkKindDecodes(t, s, 0)
 }
+
+// A length may refer to a field of the same in-types whether the manifest
+// reader checks the reference (tolerant) or leaves it to payload.NewSchema
+// (Strict): the two lists cannot drift apart.
+func TestLengthReferencesAsPayloadTakesThem(t *testing.T) {
+	accepted := 0
+	for _, in := range []string{"UnicodeString", "AnsiString", "Int8", "UInt8", "Int16", "UInt16", "Int32", "UInt32",
+		"Int64", "UInt64", "Float", "Double", "Boolean", "GUID", "Pointer", "FILETIME", "SYSTEMTIME", "SID",
+		"HexInt32", "HexInt64", "CountedUnicodeString", "CountedAnsiString", "CountedBinary"} {
+		doc := fill(`<templates><template tid="T"><data name="L" inType="win:` + in + `"/>` +
+			`<data name="S" inType="win:AnsiString" length="L"/></template></templates><events><event value="1" template="T"/></events>`)
+		_, strictErr := manifest.ParseWith([]byte(doc), "ref.man", manifest.Options{Strict: true})
+		var warnings []error
+		_, err := manifest.ParseWith([]byte(doc), "ref.man", manifest.Options{Warn: func(err error) { warnings = append(warnings, err) }})
+		require.NoError(t, err, in)
+		assert.Equal(t, strictErr == nil, len(warnings) == 0, "win:%s: strict %v, tolerant %v", in, strictErr, warnings)
+		if strictErr == nil {
+			accepted++
+		}
+	}
+	// The ten integer types and Pointer.
+	assert.Equal(t, 11, accepted)
+}
