@@ -54,8 +54,8 @@ const (
 )
 
 var (
-	clrRuntime   = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
-	clrRundown   = uuid.MustParse("a669021c-c450-4609-a035-5af59af4df18")
+	clrRuntime   = dotnet.RuntimeProvider
+	clrRundown   = dotnet.RundownProvider
 	eventTracing = uuid.MustParse("b675ec37-bdb6-4648-bc92-f3fdc74d3ca2")
 )
 

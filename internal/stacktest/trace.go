@@ -10,6 +10,7 @@ import (
 
 	"github.com/etlkit/etlkit/etltest"
 	"github.com/etlkit/etlkit/header"
+	"github.com/etlkit/etlkit/schema/dotnet"
 )
 
 // T0 is the raw time of the first record of the built traces: the
@@ -126,8 +127,8 @@ func (tr *Trace) ImageID(cpu int, at int64, pid uint32, base, size uint64, tds u
 
 // The .NET runtime's providers.
 var (
-	CLRRuntime = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
-	CLRRundown = uuid.MustParse("a669021c-c450-4609-a035-5af59af4df18")
+	CLRRuntime = dotnet.RuntimeProvider
+	CLRRundown = dotnet.RundownProvider
 )
 
 // Method adds a .NET method event (v1): runtime 143 MethodLoadVerbose,

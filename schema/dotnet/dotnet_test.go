@@ -20,7 +20,7 @@ import (
 	"github.com/etlkit/etlkit/schema/manifest"
 )
 
-var runtimeGUID = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
+var RuntimeProvider = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
 
 // TestTablesMatchManifest holds the built-in tables to what the manifest
 // reader makes of the manifest they were generated from: every event, its
@@ -91,7 +91,7 @@ func TestConventionsGiveTheSameSet(t *testing.T) {
 
 func decodeEvent(t *testing.T, id uint16, version uint16, data []byte) (*schema.Event, string) {
 	t.Helper()
-	e, exact := dotnet.Set().Lookup(schema.Key{Provider: runtimeGUID, ID: id, Version: version})
+	e, exact := dotnet.Set().Lookup(schema.Key{Provider: RuntimeProvider, ID: id, Version: version})
 	require.NotNil(t, e)
 	require.True(t, exact)
 	vals, err := e.Payload.Decode(data, 8, nil)
@@ -196,11 +196,11 @@ func TestPrivateEventsAsTraceEventShowsThem(t *testing.T) {
 
 	// GC/IncreaseMemoryPressure keeps the manifest's task name, as
 	// TraceEvent, whose own parser does not know it, names it.
-	e, _ := dotnet.Set().Lookup(schema.Key{Provider: runtimeGUID, ID: 200})
+	e, _ := dotnet.Set().Lookup(schema.Key{Provider: RuntimeProvider, ID: 200})
 	require.NotNil(t, e)
 	assert.Equal(t, "GarbageCollection/IncreaseMemoryPressure", e.Name)
 	// GC/FinalizeObject has room for its TypeName (see TypeNames).
-	e, _ = dotnet.Set().Lookup(schema.Key{Provider: runtimeGUID, ID: dotnet.FinalizeObjectID})
+	e, _ = dotnet.Set().Lookup(schema.Key{Provider: RuntimeProvider, ID: dotnet.FinalizeObjectID})
 	require.NotNil(t, e)
 	assert.Equal(t, 1, e.Payload.Spare)
 }
@@ -208,7 +208,7 @@ func TestPrivateEventsAsTraceEventShowsThem(t *testing.T) {
 // TestNewerVersionDecodes: a version of an event newer than the manifest
 // reads with the highest older one.
 func TestNewerVersionDecodes(t *testing.T) {
-	e, exact := dotnet.Set().Lookup(schema.Key{Provider: runtimeGUID, ID: 1, Version: 9})
+	e, exact := dotnet.Set().Lookup(schema.Key{Provider: RuntimeProvider, ID: 1, Version: 9})
 	require.NotNil(t, e)
 	assert.False(t, exact)
 	assert.Equal(t, "GCStart_V2", e.Payload.Name)
@@ -245,7 +245,7 @@ func TestStackWalkReadsFrameCountFrames(t *testing.T) {
 	})
 	require.NoError(t, err)
 	declared := &schema.Event{Name: "CLRStack/CLRStackWalk", Payload: asDeclared}
-	k := schema.Key{Provider: runtimeGUID, ID: 82}
+	k := schema.Key{Provider: RuntimeProvider, ID: 82}
 	fixed := dotnet.StackEvent(k, declared)
 	require.NotSame(t, declared, fixed)
 	vals, err := fixed.Payload.Decode(stack, 8, nil)

@@ -10,11 +10,13 @@ import (
 	"github.com/etlkit/etlkit/schema"
 )
 
-// The .NET providers' GUIDs.
+// The GUIDs of the .NET runtime's providers that other packages name:
+// Microsoft-Windows-DotNETRuntime, -DotNETRuntimeRundown and
+// -DotNETRuntimePrivate (the tables hold them with the others).
 var (
-	runtimeGUID = uuid.UUID{0xe1, 0x3c, 0x0d, 0x23, 0xcc, 0xbc, 0x4e, 0x12, 0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4}
-	rundownGUID = uuid.UUID{0xa6, 0x69, 0x02, 0x1c, 0xc4, 0x50, 0x46, 0x09, 0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18}
-	privateGUID = uuid.UUID{0x76, 0x3f, 0xd7, 0x54, 0x70, 0x86, 0x4d, 0xfe, 0x95, 0xeb, 0xc0, 0x1a, 0x46, 0xfa, 0xf4, 0xca}
+	RuntimeProvider = uuid.UUID{0xe1, 0x3c, 0x0d, 0x23, 0xcc, 0xbc, 0x4e, 0x12, 0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4}
+	RundownProvider = uuid.UUID{0xa6, 0x69, 0x02, 0x1c, 0xc4, 0x50, 0x46, 0x09, 0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18}
+	PrivateProvider = uuid.UUID{0x76, 0x3f, 0xd7, 0x54, 0x70, 0x86, 0x4d, 0xfe, 0x95, 0xeb, 0xc0, 0x1a, 0x46, 0xfa, 0xf4, 0xca}
 )
 
 // isDotNet reports whether a provider is one of the tables'.
@@ -114,23 +116,23 @@ type rule struct {
 }
 
 var rules = map[ruleKey]*rule{
-	{runtimeGUID, 4}:   {computed: heapStats},                                                     // GC/HeapStats
-	{runtimeGUID, 202}: {name: "GC/MarkWithType", rename: map[string]string{"Bytes": "Promoted"}}, // opcode GCMarkWithType, message "Mark"
-	{runtimeGUID, 204}: {maps: map[string]*payload.Map{"CompactMechanisms": compactMechanisms, "ExpandMechanisms": expandMechanisms}},
-	{runtimeGUID, 205}: {maps: map[string]*payload.Map{"GlobalMechanisms": globalMechanisms, "PauseMode": pauseModes},
+	{RuntimeProvider, 4}:   {computed: heapStats},                                                     // GC/HeapStats
+	{RuntimeProvider, 202}: {name: "GC/MarkWithType", rename: map[string]string{"Bytes": "Promoted"}}, // opcode GCMarkWithType, message "Mark"
+	{RuntimeProvider, 204}: {maps: map[string]*payload.Map{"CompactMechanisms": compactMechanisms, "ExpandMechanisms": expandMechanisms}},
+	{RuntimeProvider, 205}: {maps: map[string]*payload.Map{"GlobalMechanisms": globalMechanisms, "PauseMode": pauseModes},
 		manifestMaps: map[string]string{"Reason": "GCReasonMap"}},
-	{rundownGUID, 280}:              {name: "TieredCompilationRundown/SettingsDCStart"}, // the task's name, not its message
-	{runtimeGUID, FinalizeObjectID}: {spare: 1},
+	{RundownProvider, 280}:              {name: "TieredCompilationRundown/SettingsDCStart"}, // the task's name, not its message
+	{RuntimeProvider, FinalizeObjectID}: {spare: 1},
 	// Events TraceEvent's own parser does not know: it names them from
 	// the trace's metadata, with the manifest's task name (the listing
 	// shows 200; 201 is its pair).
-	{runtimeGUID, 200}: {name: "GarbageCollection/IncreaseMemoryPressure"},
-	{runtimeGUID, 201}: {name: "GarbageCollection/DecreaseMemoryPressure"},
+	{RuntimeProvider, 200}: {name: "GarbageCollection/IncreaseMemoryPressure"},
+	{RuntimeProvider, 201}: {name: "GarbageCollection/DecreaseMemoryPressure"},
 	// The private provider's GC/GlobalHeapHistory logs the public one's
 	// Reason and GlobalMechanisms; its template names neither.
-	{privateGUID, 5}: {maps: map[string]*payload.Map{"GlobalMechanisms": globalMechanisms},
+	{PrivateProvider, 5}: {maps: map[string]*payload.Map{"GlobalMechanisms": globalMechanisms},
 		runtimeMaps: map[string]string{"Reason": "GCReasonMap"}},
-	{privateGUID, 188}: {maps: map[string]*payload.Map{"ReasonCode": ngenBindReasons}}, // NgenBinder/NgenBind
+	{PrivateProvider, 188}: {maps: map[string]*payload.Map{"ReasonCode": ngenBindReasons}}, // NgenBinder/NgenBind
 }
 
 // ngenBindReasons names the reason codes of the private provider's
@@ -242,7 +244,7 @@ func (c *converter) fields(provider uuid.UUID, fs []payload.Field, r *rule, top 
 			} else if name, ok := r.manifestMaps[f.Name]; ok {
 				g.Map = c.fixMap(c.byName[mapName{provider, name}])
 			} else if name, ok := r.runtimeMaps[f.Name]; ok {
-				g.Map = c.fixMap(c.byName[mapName{runtimeGUID, name}])
+				g.Map = c.fixMap(c.byName[mapName{RuntimeProvider, name}])
 			}
 		}
 		if r != nil && top {

@@ -58,12 +58,12 @@ func IsBulkType(t header.Type, b []byte) bool {
 }
 
 // runtimeHeaderGUID is the runtime's GUID as a record header stores it.
-var runtimeHeaderGUID = guid.Windows(runtimeGUID)
+var runtimeHeaderGUID = guid.Windows(RuntimeProvider)
 
 // Learn takes the type names of a BulkType record; other records cost a
 // comparison or two. A name already known for the id costs nothing.
 func (t *TypeNames) Learn(r *record.Record) {
-	if r.EventDescriptor.Id != BulkTypeID || r.ProviderId != runtimeGUID || r.HeaderType.IsClassic() {
+	if r.EventDescriptor.Id != BulkTypeID || r.ProviderId != RuntimeProvider || r.HeaderType.IsClassic() {
 		return
 	}
 	// Count u32, ClrInstanceID u16, then Count values: TypeID u64,
@@ -109,7 +109,7 @@ func (t *TypeNames) Name(pid uint32, id uint64) (string, bool) {
 // names it. Other records' values are returned as they are. The value
 // refers to memory of t, valid until t learns more.
 func (t *TypeNames) Rewrite(r *record.Record, vals []payload.Value) []payload.Value {
-	if r.EventDescriptor.Id != FinalizeObjectID || r.ProviderId != runtimeGUID || r.HeaderType.IsClassic() {
+	if r.EventDescriptor.Id != FinalizeObjectID || r.ProviderId != RuntimeProvider || r.HeaderType.IsClassic() {
 		return vals
 	}
 	id, ok := payload.Lookup(vals, "TypeID")
