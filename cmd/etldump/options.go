@@ -204,7 +204,7 @@ func parseOptions(args []string) (*options, *parser, error) {
 				o.window = w
 				return err
 			}},
-		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv, xml, etl (a new trace, with -o), parquet (with -o), pcapng (the packets of NDIS-PacketCapture and PktMon, with -o), or a CPU profile: pprof, speedscope, folded; text or json for --header, --stats and --activities",
+		{name: "format", arg: "FORMAT", help: "text (default), jsonl, csv, xml, etl (a new trace, with -o), parquet (with -o), pcapng (the packets of NDIS-PacketCapture and PktMon, with -o), or a CPU profile: pprof (with -o), speedscope, folded; text or json for --header, --stats and --activities",
 			set: oneOf(&o.format, "text, jsonl, csv, xml, etl, parquet, pcapng, pprof, speedscope, folded, or json for --header, --stats and --activities",
 				"text", "jsonl", "csv", "xml", "json", "etl", "parquet", "pcapng", "pprof", "speedscope", "folded")},
 		{name: "manifest", arg: "PATH", help: "decode events with this instrumentation manifest (.man or .xml), or with every one in this directory (repeatable)",

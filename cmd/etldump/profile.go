@@ -79,6 +79,9 @@ func (o *options) checkProfile() error {
 		return usagef("--format %s reads every record to join stacks and name frames: of the filters it takes --pid, --process, --tid, --from and --to, which choose the samples", o.format)
 	case o.limit != 0:
 		return usagef("--format %s writes the profile of every sample the filters choose; -n cannot be combined with it", o.format)
+	case o.format == "pprof" && o.output == "":
+		// As the other binary formats: nothing a terminal would show.
+		return usagef("--format pprof writes a binary file (gzip-compressed protobuf): name it with -o FILE.pb.gz, or -o - for standard output")
 	}
 	return nil
 }

@@ -381,11 +381,16 @@ func TestProfileFlags(t *testing.T) {
 		{[]string{"--format", "pprof", "--profile-by", "process"}, "--profile-by applies to --format speedscope"},
 		{[]string{"--format", "jsonl", "--stacks-of", "CSwitch"}, "--stacks-of applies to"},
 		{[]string{"--format", "speedscope", "--profile-by", "cpu"}, "want thread or process"},
+		{[]string{"--format", "pprof"}, "name it with -o FILE.pb.gz, or -o - for standard output"},
 	} {
 		_, errs, code := runCmd(t, append([]string{path}, tc.args...)...)
 		assert.Equal(t, 2, code, tc.args)
 		assert.Contains(t, errs, tc.err, tc.args)
 	}
+	// -o - asks for standard output: a gzip stream.
+	out, errs, code := runCmd(t, path, "--format", "pprof", "-o", "-")
+	assert.Equal(t, 0, code, errs)
+	assert.True(t, strings.HasPrefix(out, "\x1f\x8b"), "%q", out[:min(len(out), 8)])
 }
 
 // TestProfileThreadsNamedLate: a trace without its start rundown names its
