@@ -148,6 +148,9 @@ func (d *dumper) profile() {
 		return true
 	})
 	j.Close()
+	if prof.Samples() == 0 {
+		d.reportNoSamples()
+	}
 	switch d.opts.format {
 	case "pprof":
 		err = prof.WritePprof(d.w)
@@ -159,6 +162,21 @@ func (d *dumper) profile() {
 	if err != nil && d.err == nil {
 		d.err = err
 	}
+}
+
+// reportNoSamples says on standard error why the profile is empty, as
+// pcapng says it for a capture without packets; the run still succeeds.
+func (d *dumper) reportNoSamples() {
+	what := "PerfInfo/Sample records (CPU samples)"
+	if names := d.opts.profile.stacksOf; len(names) > 0 {
+		what = strings.Join(names, ", ") + " records"
+	}
+	where := "in the input"
+	if s := d.opts.session; len(s.ProcessIDs) > 0 || len(s.ThreadIDs) > 0 || len(s.ProcessNames) > 0 ||
+		s.From != (filter.TimeBound{}) || s.To != (filter.TimeBound{}) {
+		where = "pass the filters"
+	}
+	fmt.Fprintf(d.stderr, "etldump: the profile is empty: no %s %s\n", what, where)
 }
 
 // samplesBySubject chooses the samples of --pid, --process and --tid by

@@ -236,6 +236,7 @@ func TestProfilePprofNet452(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "net452.pb.gz")
 			_, errs, code := runCmd(t, append([]string{path, "--format", "pprof", "-o", out}, tc.args...)...)
 			require.Equal(t, 0, code, errs)
+			assert.NotContains(t, errs, "the profile is empty")
 			want := oracle.count(tc.pid, tc.from, tc.to)
 			require.Positive(t, want)
 
@@ -386,6 +387,22 @@ func TestProfileFlags(t *testing.T) {
 		_, errs, code := runCmd(t, append([]string{path}, tc.args...)...)
 		assert.Equal(t, 2, code, tc.args)
 		assert.Contains(t, errs, tc.err, tc.args)
+	}
+	// A profile with no samples is written, and standard error says why
+	// it is empty.
+	for _, tc := range []struct {
+		path string
+		args []string
+		says string
+	}{
+		{path, nil, "no PerfInfo/Sample records (CPU samples) in the input"},
+		{path, []string{"--stacks-of", "CSwitch"}, "no CSwitch records in the input"},
+		{samples.Path(t, "net452-x64-merged-compressed.etl"), []string{"--pid", "1"}, "no PerfInfo/Sample records (CPU samples) pass the filters"},
+	} {
+		out, errs, code := runCmd(t, append([]string{tc.path, "--format", "folded"}, tc.args...)...)
+		assert.Equal(t, 0, code, errs)
+		assert.Empty(t, out)
+		assert.Equal(t, "etldump: the profile is empty: "+tc.says+"\n", errs)
 	}
 	// -o - asks for standard output: a gzip stream.
 	out, errs, code := runCmd(t, path, "--format", "pprof", "-o", "-")
