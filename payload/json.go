@@ -9,13 +9,38 @@ import (
 // does.
 const jsonHex = "0123456789abcdef"
 
-// jsonSafe marks the ASCII bytes that go into a JSON string as they are.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+// jsonPlain marks the bytes that stand for themselves inside a JSON
+// string: printable ASCII but the quote and the backslash.
+var jsonPlain = func() (t [256]uint8) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
+		if c != '"' && c != '\\' {
+			t[c] = 1
+		}
 	}
 	return t
 }()
+
+// appendJSONRune appends r escaped as JSON string content; every
+// escape the JSON outputs write is made here.
+func appendJSONRune(dst []byte, r rune) []byte {
+	switch {
+	case r >= 0x20 && r < utf8.RuneSelf && r != '"' && r != '\\':
+		return append(dst, byte(r))
+	case r == '"', r == '\\':
+		return append(dst, '\\', byte(r))
+	case r == '\n':
+		return append(dst, '\\', 'n')
+	case r == '\r':
+		return append(dst, '\\', 'r')
+	case r == '\t':
+		return append(dst, '\\', 't')
+	case r < 0x20:
+		return append(dst, '\\', 'u', '0', '0', jsonHex[r>>4], jsonHex[r&0xF])
+	case r == '\u2028', r == '\u2029':
+		return append(dst, '\\', 'u', '2', '0', '2', jsonHex[r&0xF])
+	}
+	return utf8.AppendRune(dst, r)
+}
 
 // AppendJSONString appends s as a quoted JSON string, as every JSON output
 // writes strings: invalid UTF-8 becomes \ufffd, so that the output stays
@@ -37,23 +62,11 @@ func AppendJSONBody(dst []byte, s []byte) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
+			if jsonPlain[c] != 0 {
 				i++
 				continue
 			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', jsonHex[c>>4], jsonHex[c&15])
-			}
+			dst = appendJSONRune(append(dst, s[start:i]...), rune(c))
 			i++
 			start = i
 			continue
@@ -69,8 +82,7 @@ func AppendJSONBody(dst []byte, s []byte) []byte {
 		// U+2028 and U+2029 end lines in JavaScript; escaping them keeps
 		// the output safe for consumers that eval or embed it.
 		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', jsonHex[r&15])
+			dst = appendJSONRune(append(dst, s[start:i]...), r)
 			i += size
 			start = i
 			continue

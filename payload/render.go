@@ -588,17 +588,6 @@ var textPlain = func() (t [256]uint8) {
 	return t
 }()
 
-// jsonPlain marks the bytes that stand for themselves inside a JSON
-// string: printable ASCII but the quote and the backslash.
-var jsonPlain = func() (t [256]uint8) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		if c != '"' && c != '\\' {
-			t[c] = 1
-		}
-	}
-	return t
-}()
-
 // isPlainJSON reports whether s goes into a JSON string as it is.
 func isPlainJSON(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -612,26 +601,6 @@ func isPlainJSON(s string) bool {
 // appendJSONName quotes a field name; names are UTF-8 per the metadata
 // encoding.
 func appendJSONName(dst []byte, s string) []byte { return AppendJSONString(dst, s) }
-
-func appendJSONRune(dst []byte, r rune) []byte {
-	switch {
-	case r >= 0x20 && r < utf8.RuneSelf && r != '"' && r != '\\':
-		return append(dst, byte(r))
-	case r == '"', r == '\\':
-		return append(dst, '\\', byte(r))
-	case r == '\n':
-		return append(dst, '\\', 'n')
-	case r == '\r':
-		return append(dst, '\\', 'r')
-	case r == '\t':
-		return append(dst, '\\', 't')
-	case r < 0x20:
-		return append(dst, '\\', 'u', '0', '0', jsonHex[r>>4], jsonHex[r&0xF])
-	case r == '\u2028', r == '\u2029':
-		return append(dst, '\\', 'u', '2', '0', '2', jsonHex[r&0xF])
-	}
-	return utf8.AppendRune(dst, r)
-}
 
 func (v Value) appendBytes(dst []byte) []byte {
 	b := v.raw
