@@ -152,11 +152,5 @@ func appendNumber(dst []byte, v *payload.Value, cv printf.Conv) []byte {
 	if signed {
 		x = uint64(v.Int())
 	}
-	if cv.Verb == 'p' {
-		cv.Verb, cv.Hash = 'X', false
-		if cv.Prec < 0 {
-			cv.Prec = 2 * size
-		}
-	}
 	return printf.AppendInt(dst, cv, x, size, signed)
 }

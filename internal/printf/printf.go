@@ -88,7 +88,8 @@ flags:
 
 // AppendInt renders the low size bytes of x (all 8 when size is 0 or
 // more than 8): in hex for x and X (with 0x or 0X under #), in octal for
-// o (a leading 0 under #), else in decimal; signed reads them as a signed
+// o (a leading 0 under #), for p in upper-case hex of the size's width
+// without 0x (as Microsoft's runtime prints pointers), else in decimal; signed reads them as a signed
 // number, whose sign + and space also print for d and i. The precision is
 // the least number of digits; a precision of 0 prints no digit for zero.
 func AppendInt(dst []byte, cv Conv, x uint64, size int, signed bool) []byte {
@@ -118,6 +119,14 @@ func AppendInt(dst []byte, cv Conv, x uint64, size int, signed bool) []byte {
 		if cv.Hash && mag != 0 {
 			dst = append(dst, '0', cv.Verb)
 		}
+	case 'p':
+		base = 16
+		if cv.Prec < 0 {
+			cv.Prec = 16
+			if size > 0 && size < 8 {
+				cv.Prec = 2 * size
+			}
+		}
 	case 'o':
 		base = 8
 	}
@@ -126,7 +135,7 @@ func AppendInt(dst []byte, cv Conv, x uint64, size int, signed bool) []byte {
 	if cv.Prec == 0 && mag == 0 {
 		digits = digits[:0]
 	}
-	if cv.Verb == 'X' {
+	if cv.Verb == 'X' || cv.Verb == 'p' {
 		for i, c := range digits {
 			if c >= 'a' && c <= 'f' {
 				digits[i] = c - 'a' + 'A'
@@ -155,8 +164,8 @@ func SignExtend(x uint64, size int) int64 {
 }
 
 // AppendFloat renders a double by %e %f %g %a as C does (precision 6 by
-// default; %g without trailing zeros; %a with the shortest exact mantissa
-// by default and its exponent without leading zeros); infinities and NaN
+// default, 13 hex digits for %a; %g without trailing zeros; %a's exponent
+// without leading zeros); infinities and NaN
 // as inf and nan.
 func AppendFloat(dst []byte, cv Conv, f float64) []byte {
 	upper := cv.Verb == 'E' || cv.Verb == 'F' || cv.Verb == 'G' || cv.Verb == 'A'
@@ -170,14 +179,15 @@ func AppendFloat(dst []byte, cv Conv, f float64) []byte {
 		dst = append(dst, ' ')
 	}
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		s := "inf"
-		if math.IsNaN(f) {
-			s = "nan"
+		switch {
+		case math.IsNaN(f) && upper:
+			return append(dst, "NAN"...)
+		case math.IsNaN(f):
+			return append(dst, "nan"...)
+		case upper:
+			return append(dst, "INF"...)
 		}
-		if upper {
-			s = strings.ToUpper(s)
-		}
-		return append(dst, s...)
+		return append(dst, "inf"...)
 	}
 	prec := cv.Prec
 	if prec < 0 {
@@ -190,7 +200,12 @@ func AppendFloat(dst []byte, cv Conv, f float64) []byte {
 	case 'f', 'F':
 		fmtByte = 'f'
 	case 'a', 'A':
-		fmtByte, prec = 'x', cv.Prec
+		// Microsoft's runtime prints 13 hex digits by default, the whole
+		// mantissa of a double.
+		fmtByte = 'x'
+		if cv.Prec < 0 {
+			prec = 13
+		}
 	default:
 		// %g is %e or %f by the exponent X that %e would print with P
 		// significant digits: %f with P-1-X decimals when P > X >= -4.
@@ -198,16 +213,11 @@ func AppendFloat(dst []byte, cv Conv, f float64) []byte {
 		if prec == 0 {
 			prec = 1
 		}
-		var tmp [32]byte
-		e := strconv.AppendFloat(tmp[:0], f, 'e', prec-1, 64)
-		x := exponent(e)
-		if prec > x && x >= -4 {
-			fmtByte, prec = 'f', prec-1-x
-		} else {
-			fmtByte, prec = 'e', prec-1
-		}
 		mark := len(dst)
-		dst = strconv.AppendFloat(dst, f, fmtByte, prec, 64)
+		dst = strconv.AppendFloat(dst, f, 'e', prec-1, 64)
+		if x := exponent(dst[mark:]); prec > x && x >= -4 {
+			dst = strconv.AppendFloat(dst[:mark], f, 'f', prec-1-x, 64)
+		}
 		if !cv.Hash {
 			dst = trimFloatZeros(dst, mark)
 		}

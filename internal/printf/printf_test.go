@@ -82,6 +82,13 @@ func TestAppendInt(t *testing.T) {
 		{"#.0o", 0, 4, false, "0"},
 		{"I64u", math.MaxUint64, 8, false, "18446744073709551615"},
 		{"I64d", 1 << 63, 0, true, "-9223372036854775808"},
+		// %p: the pointer's width in upper-case hex, no 0x even under #.
+		{"p", 0xBEEF, 4, false, "0000BEEF"},
+		{"p", 0x7FF612345678, 8, false, "00007FF612345678"},
+		{"p", 0x7FF612345678, 0, false, "00007FF612345678"},
+		{"#p", 0xabc, 4, false, "00000ABC"},
+		{".2p", 0xabc, 4, false, "ABC"},
+		{"12p", 0xabc, 4, false, "    00000ABC"},
 	} {
 		assert.Equal(t, c.want, render(c.spec, c.x, c.size, c.signed), "%%%s of %#x", c.spec, c.x)
 	}
@@ -119,16 +126,18 @@ func TestAppendFloat(t *testing.T) {
 		{"010.2G", -3.5, "-0000003.5"},
 		{"010.2g", -3.5, "-0000003.5"},
 		{"010.1e", 3.5, "0003.5e+00"},
-		// %a writes its binary exponent without leading zeros.
-		{"a", 3.5, "0x1.cp+1"},
+		// %a writes 13 hex digits unless told otherwise, as Microsoft's
+		// runtime does (glibc writes the shortest exact form, 0x1.cp+1),
+		// and its binary exponent without leading zeros.
+		{"a", 3.5, "0x1.c000000000000p+1"},
 		{".2a", 3.5, "0x1.c0p+1"},
 		{"A", 0.1, "0X1.999999999999AP-4"},
 		{"a", -0.1, "-0x1.999999999999ap-4"},
 		{".1a", 0.1, "0x1.ap-4"},
-		{"a", 1024, "0x1p+10"},
+		{"a", 1024, "0x1.0000000000000p+10"},
 		{"a", 1e300, "0x1.7e43c8800759cp+996"},
 		{"a", 1e-300, "0x1.56e1fc2f8f359p-997"},
-		{"a", 0, "0x0p+0"},
+		{"a", 0, "0x0.0000000000000p+0"},
 		{".3a", 1, "0x1.000p+0"},
 		{"012.2a", 3.5, "0x0001.c0p+1"},
 		{"012.2A", -3.5, "-0X001.C0P+1"},

@@ -519,16 +519,10 @@ func appendInteger(dst []byte, cv conversion, x uint64, size int, signed bool, p
 		}
 		return utf8.AppendRune(dst, r)
 	case 'p':
-		digits := 2 * size
-		if digits == 0 {
-			digits = 2 * max(pointerSize, 4)
+		if size == 0 {
+			size = max(pointerSize, 4)
 		}
-		var tmp [16]byte
-		for i := digits - 1; i >= 0; i-- {
-			tmp[i] = hexUpper[x&15]
-			x >>= 4
-		}
-		return append(dst, tmp[:digits]...)
+		return printf.AppendInt(dst, cv, x, size, false)
 	case 'e', 'E', 'f', 'F', 'g', 'G', 'a', 'A':
 		if signed {
 			return printf.AppendFloat(dst, cv, float64(printf.SignExtend(x, size)))
