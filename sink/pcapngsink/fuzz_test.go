@@ -2,7 +2,6 @@ package pcapngsink_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"testing"
 
@@ -34,32 +33,19 @@ func (m *memFile) WriteAt(p []byte, off int64) (int, error) {
 	return copy(m.b[off:], p), nil
 }
 
-// pcapngBlocks checks the block structure of a little-endian pcapng file
-// (a section header first, each block's two lengths equal and a multiple
-// of 4) and returns its Enhanced Packet Blocks.
-func pcapngBlocks(t *testing.T, b []byte) [][]byte {
+// packetBlocks checks the block structure of a pcapng file (readBlocks,
+// a section header first) and returns its Enhanced Packet Blocks.
+func packetBlocks(t *testing.T, b []byte) []block {
 	t.Helper()
-	const shb, epb = 0x0A0D0D0A, 6
-	var packets [][]byte
-	for off := 0; off < len(b); {
-		if len(b)-off < 12 {
-			t.Fatalf("offset %d: %d bytes left, less than a block", off, len(b)-off)
+	bs := readBlocks(t, b)
+	if len(bs) == 0 || bs[0].typ != 0x0A0D0D0A {
+		t.Fatalf("the file does not start with a section header block")
+	}
+	var packets []block
+	for _, blk := range bs {
+		if blk.typ == 6 {
+			packets = append(packets, blk)
 		}
-		typ := binary.LittleEndian.Uint32(b[off:])
-		n := int(binary.LittleEndian.Uint32(b[off+4:]))
-		if off == 0 && typ != shb {
-			t.Fatalf("the file starts with block type 0x%x", typ)
-		}
-		if n < 12 || n%4 != 0 || n > len(b)-off {
-			t.Fatalf("offset %d: block length %d", off, n)
-		}
-		if tail := int(binary.LittleEndian.Uint32(b[off+n-4:])); tail != n {
-			t.Fatalf("offset %d: block length %d, trailing length %d", off, n, tail)
-		}
-		if typ == epb {
-			packets = append(packets, b[off:off+n])
-		}
-		off += n
 	}
 	return packets
 }
@@ -107,7 +93,7 @@ func FuzzCapture(f *testing.F) {
 		if _, err := toStream.Close(); err != nil {
 			t.Fatal(err)
 		}
-		inFile, inStream := pcapngBlocks(t, file.b), pcapngBlocks(t, stream.Bytes())
+		inFile, inStream := packetBlocks(t, file.b), packetBlocks(t, stream.Bytes())
 		if int64(len(inFile)) != st.Packets {
 			t.Fatalf("%d packet blocks, %d packets counted", len(inFile), st.Packets)
 		}
@@ -117,7 +103,7 @@ func FuzzCapture(f *testing.F) {
 		// Both add the interfaces in the order of their first packet: the
 		// packet blocks are the same, interface ids included.
 		for i := range inFile {
-			if !bytes.Equal(inFile[i], inStream[i]) {
+			if !bytes.Equal(inFile[i].body, inStream[i].body) {
 				t.Fatalf("packet %d differs between file and stream", i)
 			}
 		}

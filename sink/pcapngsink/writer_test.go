@@ -35,6 +35,7 @@ func readBlocks(t *testing.T, b []byte) []block {
 	for len(b) > 0 {
 		require.GreaterOrEqual(t, len(b), 12)
 		n := int(le.Uint32(b[4:]))
+		require.GreaterOrEqual(t, n, 12, "block length")
 		require.Zero(t, n%4, "block length %d", n)
 		require.LessOrEqual(t, n, len(b))
 		require.Equal(t, le.Uint32(b[4:]), le.Uint32(b[n-4:]), "trailing length")

@@ -1,10 +1,7 @@
 package profilesink_test
 
 import (
-	"bufio"
 	"bytes"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
@@ -69,33 +66,15 @@ func FuzzProfile(f *testing.F) {
 		if err := p.WriteSpeedscope(&ss); err != nil {
 			t.Fatal(err)
 		}
-		var weight float64
-		for _, sp := range CheckSpeedscope(t, ss.Bytes()).Profiles {
-			for _, w := range sp.Weights {
-				weight += w
-			}
-		}
-		if int64(weight) != p.Samples() {
-			t.Fatalf("speedscope weighs %v samples of %d", weight, p.Samples())
+		if w := CheckSpeedscope(t, ss.Bytes()).totalWeight(); int64(w) != p.Samples() {
+			t.Fatalf("speedscope weighs %v samples of %d", w, p.Samples())
 		}
 
 		var folded bytes.Buffer
 		if err := p.WriteFolded(&folded); err != nil {
 			t.Fatal(err)
 		}
-		var sum int64
-		sc := bufio.NewScanner(&folded)
-		sc.Buffer(nil, 1<<24)
-		for sc.Scan() {
-			line := sc.Text()
-			i := strings.LastIndexByte(line, ' ')
-			k, err := strconv.ParseInt(line[i+1:], 10, 64)
-			if i < 0 || err != nil {
-				t.Fatalf("folded line %q", line)
-			}
-			sum += k
-		}
-		if sum != p.Samples() {
+		if sum := foldedTotal(t, folded.Bytes()); sum != p.Samples() {
 			t.Fatalf("folded counts %d samples of %d", sum, p.Samples())
 		}
 	})

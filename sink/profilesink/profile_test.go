@@ -186,7 +186,7 @@ func foldedTotal(t testing.TB, b []byte) int64 {
 	t.Helper()
 	var n int64
 	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
+	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
 		line := sc.Text()
 		i := strings.LastIndexByte(line, ' ')
@@ -195,6 +195,7 @@ func foldedTotal(t testing.TB, b []byte) int64 {
 		require.NoError(t, err, line)
 		n += c
 	}
+	require.NoError(t, sc.Err())
 	return n
 }
 
