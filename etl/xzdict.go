@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/ulikunitz/xz/lzma"
 )
 
-// maxXzDictionary bounds the LZMA2 dictionary of an xz input: the decoder
-// allocates it and fills it before handing out a byte, so a few bytes of
-// header could otherwise ask for gigabytes. 64 MiB is the dictionary of
-// xz -9, the largest preset.
+// maxXzDictionary bounds the LZMA2 dictionary of an xz input's first
+// block: the decoder allocates it before handing out a byte, so a few
+// bytes of header could otherwise ask for gigabytes. 64 MiB is the
+// dictionary of xz -9, the largest preset. Later blocks are not checked:
+// their headers lie behind compressed data that only the decoder walks,
+// and it offers no bound of its own.
 const maxXzDictionary = 64 << 20
 
 // xzLZMA2 is the filter ID of LZMA2 (xz file format, 5.3.1).
@@ -64,20 +68,12 @@ func checkXzDictionary(br *bufio.Reader) error {
 			return nil
 		}
 		if id == xzLZMA2 && n == 1 {
-			if dict := xzDictionarySize(blk[pos]); dict > maxXzDictionary {
+			// An invalid code is left for the decoder to report.
+			if dict, err := lzma.DecodeDictCap(blk[pos]); err == nil && dict > maxXzDictionary {
 				return fmt.Errorf("the xz stream asks for a dictionary of %s, more than the %s of xz -9 that etlkit accepts: decompress it with xz first", byteSize(dict), byteSize(maxXzDictionary))
 			}
 		}
 		pos += int(n)
 	}
 	return nil
-}
-
-// xzDictionarySize decodes LZMA2's dictionary size byte (xz file format
-// 5.3.1): 2 or 3 times a power of two from 4 KiB on.
-func xzDictionarySize(b byte) int64 {
-	if b >= 40 {
-		return 1<<32 - 1
-	}
-	return int64(2|b&1) << (b/2 + 11)
 }
