@@ -389,12 +389,7 @@ func allZero(r io.ReaderAt, off, n int64) bool {
 	if _, err := r.ReadAt(tmp[:n], off); err != nil && !errors.Is(err, io.EOF) {
 		return false
 	}
-	for _, c := range tmp[:n] {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
+	return isZero(tmp[:n])
 }
 
 // fallbacks are tried in order when plain LZ77 does not fit.

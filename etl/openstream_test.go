@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -106,7 +107,9 @@ func TestOpenStreamStreams(t *testing.T) {
 				if w == etl.WrapperZip {
 					want++
 				}
-				assert.Equal(t, want, tempFilesIn(t, dir), "temporary files while open")
+				if seesOpenFiles() {
+					assert.Equal(t, want, tempFilesIn(t, dir), "temporary files while open")
+				}
 				require.NoError(t, f.Close())
 				assert.Zero(t, tempFilesIn(t, dir), "temporary files after Close")
 			})
@@ -187,11 +190,21 @@ func TestOpenWithSpillThreshold(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, w, f.Wrapper)
 			assert.Equal(t, want, digest(t, f), "%s %+v", w, c.opts)
-			assert.Equal(t, c.files, tempFilesIn(t, dir), "%s %+v: temporary files while open", w, c.opts)
+			if seesOpenFiles() {
+				assert.Equal(t, c.files, tempFilesIn(t, dir), "%s %+v: temporary files while open", w, c.opts)
+			}
 			require.NoError(t, f.Close())
 			assert.Zero(t, tempFilesIn(t, dir), "%s %+v: temporary files after Close", w, c.opts)
 		}
 	}
+}
+
+// seesOpenFiles reports whether tempFilesIn can count the temporary
+// files still open: through /proc/self/fd once they are unlinked, or on
+// Windows, where they stay until closed.
+func seesOpenFiles() bool {
+	_, err := os.Stat("/proc/self/fd")
+	return err == nil || runtime.GOOS == "windows"
 }
 
 // tempFilesIn counts the files of dir the process has open or that lie

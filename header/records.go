@@ -397,7 +397,7 @@ func CountRecords(buf []byte, end int) (n int, ok bool) {
 	// An Offset is taken only where the fill starts (or the buffer ends):
 	// a damaged Offset that lands on an earlier record would count less.
 	if end > 0 && at < len(buf) {
-		if p, stop, _ := ParsePrefix(buf[at:]); !stop || p.Size != 0 {
+		if _, stop, _ := ParsePrefix(buf[at:]); !stop {
 			return 0, false
 		}
 	}
