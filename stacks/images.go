@@ -3,6 +3,7 @@ package stacks
 import (
 	"github.com/etlkit/etlkit/record"
 	"github.com/etlkit/etlkit/schema"
+	"github.com/etlkit/etlkit/schema/dotnet"
 	"github.com/etlkit/etlkit/schema/kernel"
 )
 
@@ -183,7 +184,7 @@ func (id *identity) apply(m *Module) {
 // it reports false for the others.
 func (j *Joiner) dotnetRecord(r *record.Record) bool {
 	id := r.EventDescriptor.Id
-	rundown := r.ProviderId == clrRundown
+	rundown := r.ProviderId == dotnet.RundownProvider
 	switch id {
 	case clrMethodLoadVerbose, clrMethodUnloadVerbose, clrDomainModuleLoad, clrModuleLoad, clrModuleUnload, clrModuleDCEnd:
 	case clrStackWalk:

@@ -53,11 +53,8 @@ const (
 	eventTracingUserStack = 18
 )
 
-var (
-	clrRuntime   = dotnet.RuntimeProvider
-	clrRundown   = dotnet.RundownProvider
-	eventTracing = uuid.MustParse("b675ec37-bdb6-4648-bc92-f3fdc74d3ca2")
-)
+// eventTracing is Microsoft-Windows-Kernel-EventTracing.
+var eventTracing = uuid.MustParse("b675ec37-bdb6-4648-bc92-f3fdc74d3ca2")
 
 // Processes whose threads run in kernel mode only: a kernel stack is the
 // whole stack there.
@@ -341,7 +338,7 @@ func (j *Joiner) Add(r *record.Record) {
 		}
 	case r.HeaderType == header.TypeEventHeader64 || r.HeaderType == header.TypeEventHeader32:
 		switch r.ProviderId {
-		case clrRuntime, clrRundown:
+		case dotnet.RuntimeProvider, dotnet.RundownProvider:
 			if j.dotnetRecord(r) {
 				return
 			}
@@ -424,7 +421,7 @@ func (j *Joiner) headerEvent(r *record.Record, tid uint32, tidKnown bool) {
 	case tidKnown:
 		ev.pid, ev.pidKnown = j.procs.ProcessOf(tid)
 	}
-	ev.clr = r.ProviderId == clrRuntime && !r.HeaderType.IsClassic()
+	ev.clr = r.ProviderId == dotnet.RuntimeProvider && !r.HeaderType.IsClassic()
 	j.track(ev)
 	j.extendedStack(r, ev)
 }

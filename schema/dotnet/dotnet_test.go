@@ -20,8 +20,6 @@ import (
 	"github.com/etlkit/etlkit/schema/manifest"
 )
 
-var RuntimeProvider = uuid.MustParse("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")
-
 // TestTablesMatchManifest holds the built-in tables to what the manifest
 // reader makes of the manifest they were generated from: every event, its
 // names, message and payload layout, and no event more.
@@ -91,7 +89,7 @@ func TestConventionsGiveTheSameSet(t *testing.T) {
 
 func decodeEvent(t *testing.T, id uint16, version uint16, data []byte) (*schema.Event, string) {
 	t.Helper()
-	e, exact := dotnet.Set().Lookup(schema.Key{Provider: RuntimeProvider, ID: id, Version: version})
+	e, exact := dotnet.Set().Lookup(schema.Key{Provider: dotnet.RuntimeProvider, ID: id, Version: version})
 	require.NotNil(t, e)
 	require.True(t, exact)
 	vals, err := e.Payload.Decode(data, 8, nil)
@@ -163,7 +161,7 @@ func TestBuiltInEvents(t *testing.T) {
 	assert.Contains(t, got, `"ModuleFlags":8,"ModuleFlagsName":"Manifest"`)
 
 	// A flags value of 0 is None, as TraceEvent shows it.
-	rundown := uuid.MustParse("a669021c-c450-4609-a035-5af59af4df18")
+	rundown := dotnet.RundownProvider
 	ad, _ := dotnet.Set().Lookup(schema.Key{Provider: rundown, ID: 155, Version: 1})
 	require.NotNil(t, ad)
 	vals, err := ad.Payload.Decode(le(uint64(1), uint64(2), uint64(0), uint32(0), "asm", uint16(5)), 8, nil)
@@ -176,7 +174,7 @@ func TestBuiltInEvents(t *testing.T) {
 // TestPrivateEventsAsTraceEventShowsThem: the private provider's events
 // get the names TraceEvent gives their values.
 func TestPrivateEventsAsTraceEventShowsThem(t *testing.T) {
-	private := uuid.MustParse("763fd754-7086-4dfe-95eb-c01a46faf4ca")
+	private := dotnet.PrivateProvider
 	decode := func(id, version uint16, data []byte) string {
 		e, exact := dotnet.Set().Lookup(schema.Key{Provider: private, ID: id, Version: version})
 		require.NotNil(t, e)
@@ -196,11 +194,11 @@ func TestPrivateEventsAsTraceEventShowsThem(t *testing.T) {
 
 	// GC/IncreaseMemoryPressure keeps the manifest's task name, as
 	// TraceEvent, whose own parser does not know it, names it.
-	e, _ := dotnet.Set().Lookup(schema.Key{Provider: RuntimeProvider, ID: 200})
+	e, _ := dotnet.Set().Lookup(schema.Key{Provider: dotnet.RuntimeProvider, ID: 200})
 	require.NotNil(t, e)
 	assert.Equal(t, "GarbageCollection/IncreaseMemoryPressure", e.Name)
 	// GC/FinalizeObject has room for its TypeName (see TypeNames).
-	e, _ = dotnet.Set().Lookup(schema.Key{Provider: RuntimeProvider, ID: dotnet.FinalizeObjectID})
+	e, _ = dotnet.Set().Lookup(schema.Key{Provider: dotnet.RuntimeProvider, ID: dotnet.FinalizeObjectID})
 	require.NotNil(t, e)
 	assert.Equal(t, 1, e.Payload.Spare)
 }
@@ -208,7 +206,7 @@ func TestPrivateEventsAsTraceEventShowsThem(t *testing.T) {
 // TestNewerVersionDecodes: a version of an event newer than the manifest
 // reads with the highest older one.
 func TestNewerVersionDecodes(t *testing.T) {
-	e, exact := dotnet.Set().Lookup(schema.Key{Provider: RuntimeProvider, ID: 1, Version: 9})
+	e, exact := dotnet.Set().Lookup(schema.Key{Provider: dotnet.RuntimeProvider, ID: 1, Version: 9})
 	require.NotNil(t, e)
 	assert.False(t, exact)
 	assert.Equal(t, "GCStart_V2", e.Payload.Name)
@@ -245,7 +243,7 @@ func TestStackWalkReadsFrameCountFrames(t *testing.T) {
 	})
 	require.NoError(t, err)
 	declared := &schema.Event{Name: "CLRStack/CLRStackWalk", Payload: asDeclared}
-	k := schema.Key{Provider: RuntimeProvider, ID: 82}
+	k := schema.Key{Provider: dotnet.RuntimeProvider, ID: 82}
 	fixed := dotnet.StackEvent(k, declared)
 	require.NotSame(t, declared, fixed)
 	vals, err := fixed.Payload.Decode(stack, 8, nil)

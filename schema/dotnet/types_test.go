@@ -32,7 +32,7 @@ func bulkType(types ...struct {
 }
 
 func runtimeRecord(id uint16, pid uint32, userData []byte) *record.Record {
-	return &record.Record{HeaderType: header.TypeEventHeader32, ProviderId: RuntimeProvider, ProcessId: pid,
+	return &record.Record{HeaderType: header.TypeEventHeader32, ProviderId: dotnet.RuntimeProvider, ProcessId: pid,
 		EventDescriptor: header.EventDescriptor{Id: id}, UserData: userData}
 }
 
@@ -40,7 +40,7 @@ func runtimeRecord(id uint16, pid uint32, userData []byte) *record.Record {
 // completes it with names.
 func finalize(t *testing.T, names *dotnet.TypeNames, r *record.Record, vals []payload.Value) []payload.Value {
 	t.Helper()
-	e, _ := dotnet.Set().Lookup(schema.Key{Provider: RuntimeProvider, ID: dotnet.FinalizeObjectID})
+	e, _ := dotnet.Set().Lookup(schema.Key{Provider: dotnet.RuntimeProvider, ID: dotnet.FinalizeObjectID})
 	require.NotNil(t, e)
 	vals, err := e.Payload.DecodeKeep(r.UserData, 4, vals[:0])
 	require.NoError(t, err)
@@ -104,7 +104,7 @@ func TestTypeNames(t *testing.T) {
 	// Learning names already known and completing records cost nothing.
 	known := runtimeRecord(dotnet.BulkTypeID, 10, bulkType(ty{0x72C61F4, "System.Object"}, ty{0x8FA4248, "SubtreeFinalizer"}))
 	r := fin(10, 0x8FA4248)
-	e, _ := dotnet.Set().Lookup(schema.Key{Provider: RuntimeProvider, ID: dotnet.FinalizeObjectID})
+	e, _ := dotnet.Set().Lookup(schema.Key{Provider: dotnet.RuntimeProvider, ID: dotnet.FinalizeObjectID})
 	assert.Zero(t, testing.AllocsPerRun(100, func() {
 		names.Learn(known)
 		vals, _ = e.Payload.DecodeKeep(r.UserData, 4, vals[:0])
@@ -115,14 +115,14 @@ func TestTypeNames(t *testing.T) {
 
 // TestIsBulkType recognises BulkType records from their header bytes.
 func TestIsBulkType(t *testing.T) {
-	rundown := uuid.MustParse("a669021c-c450-4609-a035-5af59af4df18")
+	rundown := dotnet.RundownProvider
 	for _, c := range []struct {
 		provider uuid.UUID
 		id       uint16
 		want     bool
 	}{
-		{RuntimeProvider, dotnet.BulkTypeID, true},
-		{RuntimeProvider, dotnet.FinalizeObjectID, false},
+		{dotnet.RuntimeProvider, dotnet.BulkTypeID, true},
+		{dotnet.RuntimeProvider, dotnet.FinalizeObjectID, false},
 		{rundown, dotnet.BulkTypeID, false},
 	} {
 		ev := &etltest.Event{ProviderId: c.provider, Descriptor: header.EventDescriptor{Id: c.id}, UserData: []byte{1}}
