@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -126,10 +125,7 @@ func TestDecompressionBomb(t *testing.T) {
 		t.Skip("peak memory is read from Linux's rusage")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "etldump")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := etldumpBinary(t)
 
 	// 2048 gzip members of 1 MiB of zeros: 2 GiB of content.
 	var member bytes.Buffer
@@ -168,7 +164,6 @@ func TestDecompressionBomb(t *testing.T) {
 		require.Error(t, err)
 		assert.Equal(t, c.code, cmd.ProcessState.ExitCode(), stderr.String())
 		assert.Equal(t, c.msg, stderr.String())
-		assert.NotContains(t, stderr.String(), "empty")
 		rss, ok := peakRSS()
 		require.True(t, ok)
 		t.Logf("%v: peak RSS %d KiB", c.args, rss)

@@ -163,10 +163,7 @@ func TestKilledConversionLeavesNoHalfFile(t *testing.T) {
 		t.Skip("sends Unix signals")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "etldump")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := etldumpBinary(t)
 	big := filepath.Join(dir, "big.etl")
 	f, err := os.Create(big)
 	require.NoError(t, err)

@@ -172,8 +172,7 @@ func (d *dumper) reportNoSamples() {
 		what = strings.Join(names, ", ") + " records"
 	}
 	where := "in the input"
-	if s := d.opts.session; len(s.ProcessIDs) > 0 || len(s.ThreadIDs) > 0 || len(s.ProcessNames) > 0 ||
-		s.From != (filter.TimeBound{}) || s.To != (filter.TimeBound{}) {
+	if d.opts.filtered { // --pid, --process, --tid, --from, --to: checkProfile refuses the others
 		where = "pass the filters"
 	}
 	fmt.Fprintf(d.stderr, "etldump: the profile is empty: no %s %s\n", what, where)

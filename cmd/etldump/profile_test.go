@@ -236,7 +236,6 @@ func TestProfilePprofNet452(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "net452.pb.gz")
 			_, errs, code := runCmd(t, append([]string{path, "--format", "pprof", "-o", out}, tc.args...)...)
 			require.Equal(t, 0, code, errs)
-			assert.NotContains(t, errs, "the profile is empty")
 			want := oracle.count(tc.pid, tc.from, tc.to)
 			require.Positive(t, want)
 

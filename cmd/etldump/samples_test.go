@@ -132,10 +132,7 @@ func TestHeadOneExitsQuietly(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	path := samples.Path(t, "net452-x64-merged-compressed.etl")
-	bin := filepath.Join(t.TempDir(), "etldump")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := etldumpBinary(t)
 	for _, format := range []string{"text", "jsonl", "csv", "xml"} {
 		// With pipefail the pipe fails if etldump does, whatever head did.
 		cmd := exec.Command("bash", "-c", `set -o pipefail; "$0" --format "$1" "$2" | head -1 >/dev/null`, bin, format, path)
