@@ -387,7 +387,7 @@ func (f *File) spill(src io.Reader) (io.ReaderAt, int64, error) {
 			src = &limitReader{r: src, left: f.maxUnwrapped}
 		}
 		var err error
-		if src, err = f.checkHead(src); err != nil {
+		if src, err = f.checkHead(&cutReader{f: f, r: src}); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -405,14 +405,11 @@ func (f *File) spill(src io.Reader) (io.ReaderAt, int64, error) {
 		}
 		n, err := src.Read(mem[len(mem):cap(mem)])
 		mem = mem[:len(mem)+n]
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				if f.Wrapper == WrapperNone {
-					return nil, 0, err
-				}
-				f.cutAt(int64(len(mem)), err)
-			}
+		if errors.Is(err, io.EOF) {
 			return bytes.NewReader(mem), int64(len(mem)), nil
+		}
+		if err != nil {
+			return nil, 0, err
 		}
 	}
 	tmp, size, err := f.spillFile(mem, src)
@@ -424,46 +421,49 @@ func (f *File) spill(src io.Reader) (io.ReaderAt, int64, error) {
 
 // checkHead unwraps the first headCheck bytes of src and checks that they
 // start a trace; it returns a reader of the whole content.
-func (f *File) checkHead(src io.Reader) (io.Reader, error) {
+func (f *File) checkHead(src *cutReader) (io.Reader, error) {
 	head := make([]byte, headCheck)
-	// Not io.ReadFull: a decompressor's io.ErrUnexpectedEOF is a break in
-	// its stream, not the end of the content.
-	n := 0
-	var err error
-	for n < len(head) && err == nil {
-		var k int
-		k, err = src.Read(head[n:])
-		n += k
-	}
+	n, _ := io.ReadFull(src, head) // src ends at a break in its stream
 	head = head[:n]
-	if errors.Is(err, io.EOF) {
-		err = nil
-	}
-	if err != nil && n == 0 {
+	if src.err != nil && n == 0 {
 		// Nothing came out: the input cannot be read at all.
-		return nil, err
+		return nil, src.err
 	}
 	if !bytes.HasPrefix(head, []byte(buffer.RTBackupMagic)) {
 		if _, herr := NewReader(bytes.NewReader(head), int64(n)); errors.Is(herr, ErrNotETL) {
-			if err != nil {
+			if f.cut != nil {
 				// Too little came out to tell: the break is the news.
-				f.cutAt(int64(n), err)
 				return nil, fmt.Errorf("%v; what came before it is not a trace: %w", f.cut, herr)
 			}
 			return nil, fmt.Errorf("the %s content is not a trace: %w", f.Wrapper, herr)
 		}
 	}
-	rest := src
-	if err != nil {
-		rest = &failReader{err}
-	}
-	return io.MultiReader(bytes.NewReader(head), rest), nil
+	return io.MultiReader(bytes.NewReader(head), src), nil
 }
 
-// failReader returns err: the break of a stream after the bytes before it.
-type failReader struct{ err error }
+// cutReader ends a wrapped input's content at the first read error of its
+// decompressor (or limitReader): the bytes before it are the content, and
+// f.cut says where and why it broke off. err keeps that error.
+type cutReader struct {
+	f   *File
+	r   io.Reader
+	off int64
+	err error
+}
 
-func (r *failReader) Read([]byte) (int, error) { return 0, r.err }
+func (c *cutReader) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, io.EOF
+	}
+	n, err := c.r.Read(p)
+	c.off += int64(n)
+	if err != nil && !errors.Is(err, io.EOF) {
+		c.err = err
+		c.f.cutAt(c.off, err)
+		err = io.EOF
+	}
+	return n, err
+}
 
 // limitReader reads r up to left bytes, and fails with ErrUnwrapLimit
 // when r holds more.
@@ -540,8 +540,9 @@ func printable(s string) string {
 }
 
 // spillFile writes head and then the rest of src into a temporary file
-// (outfile.Scratch: gone however the process ends), which Close closes. A read error of a wrapped input's content ends the
-// content there (f.cut); a write error fails.
+// (outfile.Scratch: gone however the process ends), which Close closes.
+// A read error of a wrapped input's content has ended the content there
+// (cutReader); any other read or write error fails.
 func (f *File) spillFile(head []byte, src io.Reader) (*os.File, int64, error) {
 	tmp, done, err := outfile.Scratch("etlkit-*.etl")
 	if err != nil {
@@ -551,26 +552,11 @@ func (f *File) spillFile(head []byte, src io.Reader) (*os.File, int64, error) {
 	if _, err := tmp.Write(head); err != nil {
 		return nil, 0, err
 	}
-	size := int64(len(head))
-	buf := make([]byte, 256<<10)
-	for {
-		n, rerr := src.Read(buf)
-		if n > 0 {
-			if _, err := tmp.Write(buf[:n]); err != nil {
-				return nil, 0, err
-			}
-			size += int64(n)
-		}
-		if errors.Is(rerr, io.EOF) {
-			break
-		}
-		if rerr != nil {
-			if f.Wrapper == WrapperNone {
-				return nil, 0, rerr
-			}
-			f.cutAt(size, rerr)
-			break
-		}
+	// Large reads of the decompressor, through tmp's Write alone (its
+	// ReadFrom would copy in small pieces).
+	n, err := io.CopyBuffer(struct{ io.Writer }{tmp}, src, make([]byte, 256<<10))
+	if err != nil {
+		return nil, 0, err
 	}
-	return tmp, size, nil
+	return tmp, int64(len(head)) + n, nil
 }
